@@ -1,0 +1,45 @@
+# The two commands of the README: `make run` and `make test`.
+# Both bootstrap what they need (system packages, a venv, the package) idempotently.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+ARGS   ?=
+
+.PHONY: run test bootstrap system-packages lint typecheck layers unit bench clean
+
+run: bootstrap
+	$(BIN)/minikube-py daemon $(ARGS)
+
+test: bootstrap lint typecheck layers
+	$(BIN)/pytest $(ARGS)
+
+bootstrap: system-packages $(STAMP)
+
+system-packages:
+	@bash scripts/ensure-system-packages.sh
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+layers: $(STAMP)
+	$(BIN)/lint-imports
+
+unit: $(STAMP)
+	$(BIN)/pytest tests/unit
+
+bench: $(STAMP)
+	$(BIN)/python bench/store_bench.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

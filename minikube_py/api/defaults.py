@@ -1,0 +1,413 @@
+"""Defaulting as Kubernetes v1.32 does it, and quantity canonicalisation.
+
+Contracts
+---------
+* :func:`apply_defaults` is pure: it returns a new dict and never mutates its
+  input. It applies, per kind, what ``SetDefaults_*`` in
+  ``pkg/apis/core/v1/defaults.go`` / ``pkg/apis/apps/v1/defaults.go`` (plus the
+  declarative ``+default`` markers) apply, and for Pods and Namespaces the few
+  create-time mutations the API server always makes:
+
+  - Pods get ``priority``/``preemptionPolicy`` as the ``Priority`` admission
+    plugin sets them when no PriorityClass is named (``0`` and
+    ``PreemptLowerPriority``; the two built-in system classes get their
+    values), and a negative ``terminationGracePeriodSeconds`` becomes ``1``
+    (the pod registry strategy's rule).
+  - Namespaces get the ``kubernetes`` finalizer on create, as the namespace
+    strategy's ``PrepareForCreate`` adds it. Pass ``create=False`` when
+    defaulting an update so a finalizer the namespace controller removed is not
+    put back.
+
+  Fields Kubernetes defaults only when they are the zero value (``""``, ``0``)
+  are treated the same here: an explicit ``timeoutSeconds: 0`` becomes ``1``.
+* :func:`canonicalize` rewrites every quantity to the string Kubernetes would
+  serve back (``"0.5"`` -> ``"500m"``, ``1`` -> ``"1"``). Resource lists
+  (``requests``, ``limits``, ``overhead``, node ``capacity``/``allocatable``,
+  ...) are first rounded up to milli-units, as ``SetDefaults_ResourceList``
+  does. Call it only after validation passed: it raises
+  :class:`~minikube_py.api.quantity.QuantityError` on an unparsable quantity.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .errors import BadRequest
+from .quantity import Quantity
+from .schema import field_schema
+from .schema_model import LIST, MAP, OBJECT, QUANTITY, Schema
+
+__all__ = ["apply_defaults", "canonicalize", "image_pull_policy"]
+
+Obj = dict[str, Any]
+
+#: Values the Priority admission plugin resolves without any PriorityClass
+#: object (``scheduling.SystemPriorityClasses``).
+SYSTEM_PRIORITY_CLASSES = {
+    "system-node-critical": 2000001000,
+    "system-cluster-critical": 2000000000,
+}
+
+_DEFAULT_MODE = 0o644  # secret/configMap/downwardAPI/projected defaultMode (420)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _dict(parent: Obj, key: str) -> Obj:
+    """``parent[key]`` as a dict, created when absent (never replaces non-dicts)."""
+    value = parent.get(key)
+    if value is None:
+        value = parent[key] = {}
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: Any) -> list[Obj]:
+    """The dict items of a list (anything else yields nothing)."""
+    if not isinstance(value, list):
+        return []
+    return [item for item in value if isinstance(item, dict)]
+
+
+def _default(obj: Obj, key: str, value: Any) -> None:
+    """Set ``obj[key]`` when it is missing or Go's zero value (``""``/``0``/``None``)."""
+    current = obj.get(key)
+    if current is None or current == "" or (current == 0 and not isinstance(current, bool)):
+        obj[key] = value
+
+
+def _default_missing(obj: Obj, key: str, value: Any) -> None:
+    """Set ``obj[key]`` only when it is absent (pointer fields: ``nil`` -> value)."""
+    if obj.get(key) is None:
+        obj[key] = value
+
+
+# ------------------------------------------------------------- image pull policy
+
+# The distribution/reference grammar (what ParseNormalizedNamed accepts).
+_ALNUM = "[a-z0-9]+"
+_SEPARATOR = "(?:[._]|__|[-]+)"
+_PATH_COMPONENT = f"{_ALNUM}(?:{_SEPARATOR}{_ALNUM})*"
+_DOMAIN_COMPONENT = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN = rf"(?:{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?"
+_NAME = f"(?:{_DOMAIN}/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*"
+_TAG = r"[\w][\w.-]{0,127}"
+_DIGEST = "[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}"
+_REFERENCE = re.compile(f"({_NAME})(?::({_TAG}))?(?:@({_DIGEST}))?")
+
+
+def _image_tag(image: str) -> str:
+    """The tag ``parsers.ParseImageName`` finds: ``latest`` when neither tag
+    nor digest is given, ``""`` for digest-only references and for anything
+    that does not parse."""
+    match = _REFERENCE.fullmatch(image)
+    if match is None or len(match.group(1)) > 255:
+        return ""
+    tag, digest = match.group(2), match.group(3)
+    if tag:
+        return tag
+    return "" if digest else "latest"
+
+
+def image_pull_policy(image: str) -> str:
+    """``Always`` for ``:latest`` (or no tag at all), ``IfNotPresent`` otherwise
+    (a digest counts as a tag), as ``SetDefaults_Container`` decides."""
+    return "Always" if _image_tag(image) == "latest" else "IfNotPresent"
+
+
+# --------------------------------------------------------------- containers
+
+
+def _field_selector(ref: Any) -> None:
+    if isinstance(ref, dict):
+        _default(ref, "apiVersion", "v1")
+
+
+def _http_get(handler: Any) -> None:
+    if isinstance(handler, dict):
+        http_get = handler.get("httpGet")
+        if isinstance(http_get, dict):
+            _default(http_get, "path", "/")
+            _default(http_get, "scheme", "HTTP")
+
+
+def _probe(probe: Any) -> None:
+    if not isinstance(probe, dict):
+        return
+    _default(probe, "timeoutSeconds", 1)
+    _default(probe, "periodSeconds", 10)
+    _default(probe, "successThreshold", 1)
+    _default(probe, "failureThreshold", 3)
+    _http_get(probe)
+    grpc = probe.get("grpc")
+    if isinstance(grpc, dict):
+        _default_missing(grpc, "service", "")
+
+
+def _container(container: Obj) -> None:
+    if not container.get("imagePullPolicy"):
+        image = container.get("image")
+        container["imagePullPolicy"] = image_pull_policy(image if isinstance(image, str) else "")
+    _default(container, "terminationMessagePath", "/dev/termination-log")
+    _default(container, "terminationMessagePolicy", "File")
+    for port in _dicts(container.get("ports")):
+        _default(port, "protocol", "TCP")
+    for name in ("livenessProbe", "readinessProbe", "startupProbe"):
+        _probe(container.get(name))
+    lifecycle = container.get("lifecycle")
+    if isinstance(lifecycle, dict):
+        _http_get(lifecycle.get("postStart"))
+        _http_get(lifecycle.get("preStop"))
+    for env in _dicts(container.get("env")):
+        value_from = env.get("valueFrom")
+        if isinstance(value_from, dict):
+            _field_selector(value_from.get("fieldRef"))
+
+
+# ------------------------------------------------------------------ volumes
+
+_NON_SOURCE_KEYS = frozenset({"name"})
+
+
+def _volume(volume: Obj) -> None:
+    if all(value is None for key, value in volume.items() if key not in _NON_SOURCE_KEYS):
+        # SetDefaults_Volume: a volume with no source is an emptyDir.
+        volume["emptyDir"] = {}
+    host_path = volume.get("hostPath")
+    if isinstance(host_path, dict):
+        _default_missing(host_path, "type", "")
+    for source_name in ("secret", "configMap", "downwardAPI", "projected"):
+        body = volume.get(source_name)
+        if isinstance(body, dict):
+            _default_missing(body, "defaultMode", _DEFAULT_MODE)
+    downward = volume.get("downwardAPI")
+    if isinstance(downward, dict):
+        for item in _dicts(downward.get("items")):
+            _field_selector(item.get("fieldRef"))
+    projected = volume.get("projected")
+    if isinstance(projected, dict):
+        for source in _dicts(projected.get("sources")):
+            token = source.get("serviceAccountToken")
+            if isinstance(token, dict):
+                _default_missing(token, "expirationSeconds", 3600)
+            downward_source = source.get("downwardAPI")
+            if isinstance(downward_source, dict):
+                for item in _dicts(downward_source.get("items")):
+                    _field_selector(item.get("fieldRef"))
+
+
+# ------------------------------------------------------------------ pod spec
+
+
+def _pod_spec(spec: Obj) -> None:
+    """``SetDefaults_PodSpec`` plus everything nested in a PodSpec; applies to
+    Pods and to pod templates alike."""
+    _default(spec, "dnsPolicy", "ClusterFirst")
+    _default(spec, "restartPolicy", "Always")
+    _default_missing(spec, "securityContext", {})
+    _default_missing(spec, "terminationGracePeriodSeconds", 30)
+    _default(spec, "schedulerName", "default-scheduler")
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        for container in _dicts(spec.get(key)):
+            _container(container)
+    for volume in _dicts(spec.get("volumes")):
+        _volume(volume)
+
+
+def _requests_from_limits(container: Obj) -> None:
+    resources = container.get("resources")
+    if not isinstance(resources, dict):
+        return
+    limits = resources.get("limits")
+    if not isinstance(limits, dict):
+        return
+    requests = resources.get("requests")
+    requests = dict(requests) if isinstance(requests, dict) else {}
+    for name, value in limits.items():
+        if name not in requests:
+            requests[name] = copy.deepcopy(value)
+    if requests:
+        resources["requests"] = requests
+
+
+def _pod(pod: Obj, create: bool) -> None:
+    spec = _dict(pod, "spec")
+    _pod_spec(spec)
+    # SetDefaults_Pod: only for Pods, not for pod templates.
+    for key in ("containers", "initContainers"):
+        for container in _dicts(spec.get(key)):
+            _requests_from_limits(container)
+    _default_missing(spec, "enableServiceLinks", True)
+    if spec.get("hostNetwork") is True:
+        for key in ("containers", "initContainers"):
+            for container in _dicts(spec.get(key)):
+                for port in _dicts(container.get("ports")):
+                    if not port.get("hostPort"):
+                        port["hostPort"] = port.get("containerPort", 0)
+    # The pod strategy turns a negative grace period into 1 (create and update).
+    grace = spec.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
+        spec["terminationGracePeriodSeconds"] = 1
+    if create:
+        _priority(spec)
+
+
+def _priority(spec: Obj) -> None:
+    """The Priority admission plugin, for the cases that need no PriorityClass
+    object: no class named (priority 0) or a built-in system class."""
+    class_name = spec.get("priorityClassName") or ""
+    if not class_name:
+        _default_missing(spec, "priority", 0)
+    elif class_name in SYSTEM_PRIORITY_CLASSES:
+        _default_missing(spec, "priority", SYSTEM_PRIORITY_CLASSES[class_name])
+    else:
+        return  # resolved against a PriorityClass object by admission
+    _default_missing(spec, "preemptionPolicy", "PreemptLowerPriority")
+
+
+def _template(spec: Obj) -> None:
+    template = _dict(spec, "template")
+    _pod_spec(_dict(template, "spec"))
+
+
+# ---------------------------------------------------------------- other kinds
+
+
+def _deployment(deployment: Obj, create: bool) -> None:
+    spec = _dict(deployment, "spec")
+    _default_missing(spec, "replicas", 1)
+    strategy = _dict(spec, "strategy")
+    _default(strategy, "type", "RollingUpdate")
+    if strategy.get("type") == "RollingUpdate":
+        rolling = _dict(strategy, "rollingUpdate")
+        _default_missing(rolling, "maxUnavailable", "25%")
+        _default_missing(rolling, "maxSurge", "25%")
+    _default_missing(spec, "revisionHistoryLimit", 10)
+    _default_missing(spec, "progressDeadlineSeconds", 600)
+    _template(spec)
+
+
+def _replica_set(replica_set: Obj, create: bool) -> None:
+    spec = _dict(replica_set, "spec")
+    _default_missing(spec, "replicas", 1)
+    _template(spec)
+
+
+def _namespace(namespace: Obj, create: bool) -> None:
+    meta = _dict(namespace, "metadata")
+    name = meta.get("name")
+    if isinstance(name, str) and name:
+        # SetDefaults_Namespace: the immutable name label.
+        labels = _dict(meta, "labels")
+        labels["kubernetes.io/metadata.name"] = name
+    if create:
+        spec = _dict(namespace, "spec")
+        finalizers = spec.get("finalizers")
+        finalizers = list(finalizers) if isinstance(finalizers, list) else []
+        if "kubernetes" not in finalizers:
+            finalizers.append("kubernetes")
+        spec["finalizers"] = finalizers
+    status = _dict(namespace, "status")
+    _default(status, "phase", "Active")
+
+
+def _node(node: Obj, create: bool) -> None:
+    status = node.get("status")
+    if isinstance(status, dict):
+        # SetDefaults_NodeStatus: allocatable defaults to capacity.
+        capacity = status.get("capacity")
+        if status.get("allocatable") is None and isinstance(capacity, dict):
+            status["allocatable"] = copy.deepcopy(capacity)
+
+
+def _event(event: Obj, create: bool) -> None:
+    """Kubernetes defaults nothing on a core/v1 Event."""
+
+
+_DEFAULTERS: dict[str, Callable[[Obj, bool], None]] = {
+    "Pod": _pod,
+    "Deployment": _deployment,
+    "ReplicaSet": _replica_set,
+    "Namespace": _namespace,
+    "Node": _node,
+    "Event": _event,
+}
+
+
+def apply_defaults(obj: Mapping[str, Any], *, create: bool = True) -> Obj:
+    """A defaulted deep copy of ``obj`` (see the module docstring).
+
+    Objects of kinds without defaults (and ``List`` items of such kinds) come
+    back as plain copies; a ``List`` has each item defaulted by its own kind.
+    """
+    out: Obj = copy.deepcopy(dict(obj))
+    kind = out.get("kind")
+    if kind == "List":
+        out["items"] = [
+            apply_defaults(item, create=create) if isinstance(item, Mapping) else item
+            for item in out.get("items") or []
+        ]
+        return out
+    defaulter = _DEFAULTERS.get(kind) if isinstance(kind, str) else None
+    if defaulter is not None:
+        defaulter(out, create)
+    return out
+
+
+# -------------------------------------------------------------- canonicalize
+
+
+def _round_up_to_milli(q: Quantity) -> Quantity:
+    """``Quantity.RoundUp(-3)``: away from zero, keeping the format."""
+    rest = q.nanos % 10**6 if q.nanos >= 0 else -(-q.nanos % 10**6)
+    if not rest:
+        return q
+    step = 10**6 if q.nanos > 0 else -(10**6)
+    return Quantity(q.nanos - rest + step, q.format)
+
+
+def _canonical(value: Any, *, resource_list: bool) -> Any:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return value
+    q = Quantity.parse(value)
+    if resource_list:
+        q = _round_up_to_milli(q)
+    return str(q)
+
+
+def _walk(schema: Schema | None, value: Any, *, in_map: bool = False) -> Any:
+    if schema is None:
+        return value
+    if schema.type == QUANTITY:
+        return _canonical(value, resource_list=in_map)
+    if schema.type == OBJECT and isinstance(value, dict):
+        assert schema.fields is not None
+        return {k: _walk(schema.fields.get(k), v) for k, v in value.items()}
+    if schema.type == MAP and isinstance(value, dict):
+        return {k: _walk(schema.items, v, in_map=True) for k, v in value.items()}
+    if schema.type == LIST and isinstance(value, list):
+        return [_walk(schema.items, v) for v in value]
+    return value
+
+
+def canonicalize(obj: Mapping[str, Any]) -> Obj:
+    """A copy of ``obj`` with every quantity in canonical form (see the module
+    docstring). Kinds without a schema are returned as plain copies."""
+    kind = obj.get("kind")
+    if kind == "List":
+        out = copy.deepcopy(dict(obj))
+        out["items"] = [
+            canonicalize(item) if isinstance(item, Mapping) else item
+            for item in out.get("items") or []
+        ]
+        return out
+    try:
+        schema = field_schema(kind) if isinstance(kind, str) else None
+    except BadRequest:  # a kind without a schema: nothing to rewrite
+        schema = None
+    result = _walk(schema, copy.deepcopy(dict(obj)))
+    assert isinstance(result, dict)
+    return result

@@ -1,0 +1,451 @@
+"""The field schema of every served kind, strict decoding, and OpenAPI output.
+
+Contracts
+---------
+* :func:`decode` is the first thing a manifest meets. It checks the JSON type of
+  every field it knows, reports unknown fields, and returns a *deep copy*; the
+  input is never modified. ``null`` is accepted anywhere and means "absent"
+  (as Go's JSON decoding makes it): object fields set to ``null`` are dropped;
+  ``null`` list items and map values become the zero value of their type.
+  Problems raise :class:`~minikube_py.api.errors.BadRequest` worded like the
+  Kubernetes API server::
+
+      Pod in version "v1" cannot be handled as a Pod: strict decoding error:
+      unknown field "spec.containers[0].imagee", unknown field "spec.foo"
+
+  Type errors win over unknown fields (as in Kubernetes, where a failed
+  unmarshal is reported before strictness is looked at); all type errors are
+  reported, in document order. With ``strict=False`` unknown fields are
+  dropped silently (``fieldValidation=Ignore``); :func:`unknown_fields` lists
+  them for ``fieldValidation=Warn``.
+* :func:`field_schema` gives the root :class:`Schema` of a kind; :func:`lookup`,
+  :func:`merge_key` and :func:`patch_strategy` answer the questions a
+  strategic-merge-patch engine asks while it walks an object.
+* :func:`openapi_schema` renders a kind as an OpenAPI v3 schema carrying the
+  ``x-kubernetes-*`` extensions kubectl reads; :func:`openapi_document` renders a
+  whole group-version as a ``/openapi/v3/...`` document with shared components.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from . import kinds
+from .errors import BadRequest
+from .schema_defs import ROOTS
+from .schema_model import (
+    ANY,
+    BOOLEAN,
+    FREE_FORM,
+    INT_OR_STRING,
+    INTEGER,
+    LIST,
+    MAP,
+    NUMBER,
+    OBJECT,
+    QUANTITY,
+    STRING,
+    TIME,
+    Schema,
+)
+
+__all__ = [
+    "Schema",
+    "decode",
+    "field_schema",
+    "lookup",
+    "merge_key",
+    "openapi_document",
+    "openapi_schema",
+    "patch_strategy",
+    "unknown_fields",
+]
+
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+# RFC 3339 as metav1.Time / MicroTime accept it (fractional seconds optional).
+_RFC3339 = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
+)
+
+# --------------------------------------------------------------------- lookups
+
+
+def field_schema(kind: str) -> Schema:
+    """The root :class:`Schema` of ``kind`` (``Pod``, ..., or ``List``).
+
+    Raises :class:`BadRequest` for kinds that have no schema.
+    """
+    try:
+        return ROOTS[kind]
+    except KeyError:
+        raise BadRequest(f'no schema for kind "{kind}"') from None
+
+
+def lookup(kind: str, path: Sequence[str | int]) -> Schema | None:
+    """The schema of the value at ``path`` inside an object of ``kind``.
+
+    ``path`` is a sequence of steps: a ``str`` is a field name (or any key of a
+    map), an ``int`` steps into the items of a list. ``None`` when the path
+    leaves the known schema (unknown field, or inside a free-form value).
+
+    >>> lookup("Pod", ["spec", "containers", 0, "ports"]).merge_key
+    'containerPort'
+    """
+    node: Schema | None = field_schema(kind)
+    for step in path:
+        if node is None:
+            return None
+        if isinstance(step, int):
+            node = node.items if node.type == LIST else None
+        else:
+            node = node.child(step)
+    return node
+
+
+def merge_key(kind: str, path: Sequence[str | int]) -> str | None:
+    """The ``patchMergeKey`` of the list at ``path`` (``"name"`` for
+    ``["spec", "containers"]``), or ``None`` when the list has none."""
+    node = lookup(kind, path)
+    if node is None or node.type != LIST or not node.merge_key:
+        return None
+    return node.merge_key
+
+
+def patch_strategy(kind: str, path: Sequence[str | int]) -> str:
+    """The ``patchStrategy`` of the field at ``path``: ``"merge"``,
+    ``"merge,retainKeys"``, ``"retainKeys"`` or ``""`` (replace / atomic).
+
+    Lists with ``"merge"`` and a :func:`merge_key` merge item by key; lists with
+    ``"merge"`` and no key are merged as sets of primitives; any other list is
+    replaced whole. Objects with ``retainKeys`` (``spec.strategy`` of a
+    Deployment, the items of ``spec.volumes``) drop fields absent from the patch.
+    """
+    node = lookup(kind, path)
+    return node.patch_strategy if node is not None else ""
+
+
+# --------------------------------------------------------------------- decoding
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _describe(value: Any) -> str:
+    """``got ...`` wording for a JSON value of the wrong type."""
+    if isinstance(value, bool):
+        return f"boolean {'true' if value else 'false'}"
+    if isinstance(value, str):
+        return f"string {json.dumps(value)}"
+    if isinstance(value, int):
+        return f"integer {value}"
+    if isinstance(value, float):
+        return f"number {value!r}"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return type(value).__name__
+
+
+_EXPECTED = {
+    STRING: "string",
+    INTEGER: "integer",
+    NUMBER: "number",
+    BOOLEAN: "boolean",
+    QUANTITY: "quantity (string or number)",
+    INT_OR_STRING: "integer or string",
+    TIME: "string (RFC 3339 time)",
+    FREE_FORM: "object",
+    MAP: "object",
+    OBJECT: "object",
+    LIST: "array",
+}
+
+
+def _zero(schema: Schema) -> Any:
+    """Go's zero value of a type, as JSON: what a ``null`` item becomes."""
+    return {
+        STRING: "", INTEGER: 0, NUMBER: 0, BOOLEAN: False, QUANTITY: "0", INT_OR_STRING: 0,
+        FREE_FORM: {}, MAP: {}, OBJECT: {}, LIST: [],
+    }.get(schema.type)
+
+
+class _Decoder:
+    """One decoding pass: collects type errors and unknown field paths."""
+
+    def __init__(self) -> None:
+        self.type_errors: list[str] = []
+        self.unknown: list[str] = []
+
+    def value(self, schema: Schema, value: Any, path: str) -> Any:
+        kind = schema.type
+        if kind == ANY:
+            return copy.deepcopy(value)
+        if kind == OBJECT:
+            return self._object(schema, value, path)
+        if kind == MAP:
+            if not isinstance(value, Mapping):
+                return self._wrong(schema, value, path)
+            assert schema.items is not None
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                sub = f"{path}[{key}]"
+                out[str(key)] = _zero(schema.items) if item is None else self.value(
+                    schema.items, item, sub)
+            return out
+        if kind == LIST:
+            if not isinstance(value, list | tuple):
+                return self._wrong(schema, value, path)
+            assert schema.items is not None
+            return [
+                _zero(schema.items) if item is None else self.value(
+                    schema.items, item, f"{path}[{i}]")
+                for i, item in enumerate(value)
+            ]
+        if kind == FREE_FORM:
+            if not isinstance(value, Mapping):
+                return self._wrong(schema, value, path)
+            return copy.deepcopy(dict(value))
+        return self._scalar(schema, value, path)
+
+    def _object(self, schema: Schema, value: Any, path: str) -> Any:
+        if not isinstance(value, Mapping):
+            return self._wrong(schema, value, path)
+        assert schema.fields is not None
+        out: dict[str, Any] = {}
+        for name, item in value.items():
+            sub = _join(path, str(name))
+            field = schema.fields.get(name) if isinstance(name, str) else None
+            if field is None:
+                self.unknown.append(sub)
+                continue
+            if item is None:
+                continue
+            out[name] = self.value(field, item, sub)
+        return out
+
+    def _scalar(self, schema: Schema, value: Any, path: str) -> Any:
+        kind = schema.type
+        is_bool = isinstance(value, bool)
+        is_int = isinstance(value, int) and not is_bool
+        is_number = is_int or isinstance(value, float)
+        if kind == STRING and isinstance(value, str):
+            return value
+        if kind == BOOLEAN and is_bool:
+            return value
+        if kind == INTEGER and is_int:
+            low, high = _INT_RANGES.get(schema.fmt, _INT_RANGES["int64"])
+            if not low <= value <= high:
+                self.type_errors.append(
+                    f"{path}: integer {value} out of range for {schema.fmt or 'int64'}")
+            return value
+        if kind == NUMBER and is_number:
+            return value
+        if kind == INT_OR_STRING and (is_int or isinstance(value, str)):
+            return value
+        if kind == TIME and isinstance(value, str):
+            if not _RFC3339.match(value):
+                self.type_errors.append(f"{path}: invalid RFC 3339 time {json.dumps(value)}")
+            return value
+        if kind == QUANTITY and (is_number or isinstance(value, str)):
+            self._check_quantity(value, path)
+            return value
+        return self._wrong(schema, value, path)
+
+    def _check_quantity(self, value: Any, path: str) -> None:
+        # Imported here: quantity parsing is only needed for quantity fields,
+        # and keeping the import local keeps this module importable on its own.
+        from .quantity import Quantity, QuantityError
+
+        try:
+            Quantity.parse(value)
+        except QuantityError as exc:
+            self.type_errors.append(f"{path}: {exc}")
+
+    def _wrong(self, schema: Schema, value: Any, path: str) -> None:
+        self.type_errors.append(
+            f"{path or '<root>'}: expected {_EXPECTED[schema.type]}, got {_describe(value)}")
+        return None
+
+
+def _resolve(obj: Mapping[str, Any]) -> tuple[str, str]:
+    """(kind, version) of a manifest, checked against the registry."""
+    if obj.get("kind") == "List" and obj.get("apiVersion") == "v1":
+        return "List", "v1"
+    info = kinds.for_object(dict(obj))
+    return info.kind, info.version
+
+
+def _run(obj: Mapping[str, Any]) -> tuple[str, str, _Decoder, dict[str, Any]]:
+    if not isinstance(obj, Mapping):
+        raise BadRequest(f"expected a JSON object, got {_describe(obj)}")
+    kind, version = _resolve(obj)
+    decoder = _Decoder()
+    out = decoder._object(field_schema(kind), obj, "")
+    if kind == "List" and isinstance(out, dict):
+        out["items"] = [
+            _decode_item(decoder, item, f"items[{i}]")
+            for i, item in enumerate(out.get("items") or [])
+        ]
+    return kind, version, decoder, out
+
+
+def _decode_item(decoder: _Decoder, item: Any, path: str) -> Any:
+    """Items of a ``List`` are decoded by their own kind when it is served."""
+    if not isinstance(item, Mapping):
+        decoder.type_errors.append(f"{path}: expected object, got {_describe(item)}")
+        return item
+    kind, api_version = item.get("kind"), item.get("apiVersion")
+    for info in kinds.KINDS:
+        if info.kind == kind and info.api_version == api_version:
+            sub = _Decoder()
+            out = sub._object(ROOTS[info.kind], item, "")
+            decoder.type_errors.extend(f"{path}.{e}" for e in sub.type_errors)
+            decoder.unknown.extend(f"{path}.{u}" for u in sub.unknown)
+            return out
+    return copy.deepcopy(dict(item))
+
+
+def decode(obj: Mapping[str, Any], *, strict: bool = True) -> dict[str, Any]:
+    """Check ``obj`` against the schema of its kind and return a deep copy.
+
+    See the module docstring for the rules and the error wording.
+    """
+    kind, version, decoder, out = _run(obj)
+    prefix = f'{kind} in version "{version}" cannot be handled as a {kind}: '
+    if decoder.type_errors:
+        raise BadRequest(prefix + ", ".join(decoder.type_errors))
+    if strict and decoder.unknown:
+        raise BadRequest(
+            prefix + "strict decoding error: "
+            + ", ".join(f'unknown field "{u}"' for u in decoder.unknown))
+    return out
+
+
+def unknown_fields(obj: Mapping[str, Any]) -> list[str]:
+    """Paths of the fields of ``obj`` its schema does not know, in document
+    order, e.g. ``["spec.containers[0].imagee"]``. Type errors are ignored."""
+    return _run(obj)[2].unknown
+
+
+# ---------------------------------------------------------------------- OpenAPI
+
+
+def _gvk(kind: str) -> list[dict[str, str]]:
+    if kind == "List":
+        return [{"group": "", "kind": "List", "version": "v1"}]
+    info = kinds.by_kind(kind)
+    return [{"group": info.group, "kind": info.kind, "version": info.version}]
+
+
+class _OpenAPI:
+    """Renders :class:`Schema` trees; with ``components`` named object shapes
+    become ``$ref``s into it."""
+
+    def __init__(self, components: dict[str, Any] | None = None) -> None:
+        self.components = components
+
+    def render(self, schema: Schema, *, top: bool = False) -> dict[str, Any]:
+        if (self.components is not None and schema.type == OBJECT and schema.name
+                and not top):
+            if schema.name not in self.components:
+                self.components[schema.name] = {}  # reserve first: breaks cycles
+                self.components[schema.name] = self._body(schema)
+            out: dict[str, Any] = {"allOf": [{"$ref": "#/components/schemas/" + schema.name}]}
+            if schema.description:
+                out["description"] = schema.description
+            self._extensions(schema, out)
+            return out
+        return self._body(schema)
+
+    def _body(self, schema: Schema) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        kind = schema.type
+        if kind == OBJECT:
+            assert schema.fields is not None
+            out["type"] = "object"
+            out["properties"] = {n: self.render(s) for n, s in schema.fields.items()}
+            if schema.required:
+                out["required"] = list(schema.required)
+        elif kind == MAP:
+            assert schema.items is not None
+            out["type"] = "object"
+            out["additionalProperties"] = self.render(schema.items)
+        elif kind == LIST:
+            assert schema.items is not None
+            out["type"] = "array"
+            out["items"] = self.render(schema.items)
+        elif kind == FREE_FORM:
+            out["type"] = "object"
+            out["x-kubernetes-preserve-unknown-fields"] = True
+        elif kind == ANY:
+            out["x-kubernetes-preserve-unknown-fields"] = True
+        elif kind == QUANTITY:
+            out["oneOf"] = [{"type": "string"}, {"type": "number"}]
+        elif kind == INT_OR_STRING:
+            out["x-kubernetes-int-or-string"] = True
+            out["format"] = "int-or-string"
+            out["oneOf"] = [{"type": "integer"}, {"type": "string"}]
+        elif kind == TIME:
+            out["type"] = "string"
+            out["format"] = "date-time"
+        else:
+            out["type"] = kind
+            if schema.fmt:
+                out["format"] = schema.fmt
+            if schema.enum:
+                out["enum"] = list(schema.enum)
+        if schema.description:
+            out["description"] = schema.description
+        self._extensions(schema, out)
+        return out
+
+    @staticmethod
+    def _extensions(schema: Schema, out: dict[str, Any]) -> None:
+        if schema.patch_strategy:
+            out["x-kubernetes-patch-strategy"] = schema.patch_strategy
+        if schema.merge_key:
+            out["x-kubernetes-patch-merge-key"] = schema.merge_key
+        if schema.type == LIST and schema.list_type:
+            out["x-kubernetes-list-type"] = schema.list_type
+            if schema.list_type == "map" and schema.list_map_keys:
+                out["x-kubernetes-list-map-keys"] = list(schema.list_map_keys)
+        if schema.type == MAP and schema.map_type:
+            out["x-kubernetes-map-type"] = schema.map_type
+
+
+def openapi_schema(kind: str) -> dict[str, Any]:
+    """The OpenAPI v3 schema of ``kind``, fully inlined, with
+    ``x-kubernetes-group-version-kind`` at the top and
+    ``x-kubernetes-patch-strategy`` / ``x-kubernetes-patch-merge-key`` /
+    ``x-kubernetes-list-type`` on the fields that carry them."""
+    out = _OpenAPI().render(field_schema(kind), top=True)
+    out["x-kubernetes-group-version-kind"] = _gvk(kind)
+    return out
+
+
+def openapi_document(kind_names: Iterable[str], *, title: str = "Kubernetes",
+                     version: str = "v1.32.0") -> dict[str, Any]:
+    """An OpenAPI v3 document (``/openapi/v3/api/v1`` style) whose
+    ``components.schemas`` holds the given kinds under their Go definition
+    names (``io.k8s.api.core.v1.Pod``) plus every named shape they use, shared
+    through ``$ref``. Paths are left to the API server to fill in."""
+    components: dict[str, Any] = {}
+    renderer = _OpenAPI(components)
+    for kind in kind_names:
+        root = field_schema(kind)
+        body = renderer.render(root, top=True)
+        body["x-kubernetes-group-version-kind"] = _gvk(kind)
+        components[root.name] = body
+    return {
+        "openapi": "3.0.0",
+        "info": {"title": title, "version": version},
+        "paths": {},
+        "components": {"schemas": components},
+    }

@@ -1,0 +1,685 @@
+"""The state store: durable, versioned, watchable Kubernetes objects.
+
+What it promises (the contract every loop relies on):
+
+* **Durability.** A call that returns has its change in the journal (see
+  :mod:`.journal` for the two durability levels). Reopening the directory after
+  any crash restores every acknowledged change.
+* **One global resourceVersion**, strictly increasing across all resources,
+  stored in ``metadata.resourceVersion`` as a decimal string.
+* **Compare-and-swap.** ``update`` with a ``metadata.resourceVersion`` succeeds
+  only if it is the current one (else ``Conflict``); an empty one means
+  "unconditional", as Kubernetes allows. An update that changes nothing writes
+  nothing and sends no event.
+* **Graceful deletion.** ``delete`` with a grace period or with finalizers
+  present sets ``deletionTimestamp`` instead of removing; the object goes when
+  its finalizers are emptied by an update (or a delete with grace 0).
+  Finalizers cannot be added once deletion has started.
+* **Isolation.** Every object returned is a fresh dict; callers can never
+  change stored state except through these methods.
+* **Watch** from any resourceVersion still in the bounded history (else
+  ``Expired``), events in order, no polling. See :mod:`.watch`.
+* **Thread safety.** All methods may be called from any thread. Writes are
+  serialised by one lock (like a single etcd leader); reads of single objects
+  take no lock.
+
+The store knows nothing of validation or defaulting: that is the registry's job
+(:mod:`.registry`). It checks only what it needs to key objects.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..api import kinds
+from ..api.errors import (
+    AlreadyExists,
+    BadRequest,
+    Conflict,
+    Expired,
+    FieldPath,
+    InternalError,
+    Invalid,
+    NotFound,
+    ServiceUnavailable,
+    forbidden,
+)
+from ..api.fields import FieldSelector, check_supported, field_value
+from ..api.labels import Selector
+from .journal import (
+    Durability,
+    Journal,
+    JournalWriteError,
+    encode_delete,
+    encode_put,
+    list_segments,
+    replay,
+)
+from .lockfile import DirLock
+from .snapshot import read_snapshot, write_snapshot
+from .watch import ADDED, DELETED, MODIFIED, Entry, History, Watch, WatchEvent
+
+log = logging.getLogger(__name__)
+
+STATE_FILE = "state.json"
+Object = dict[str, Any]
+Clock = Callable[[], float]
+
+
+class StoreWriteError(InternalError):
+    """The change could not be persisted; it was not applied."""
+
+
+def _dumps(obj: Any) -> str:
+    try:
+        return json.dumps(obj, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise BadRequest(f"object is not valid JSON: {exc}") from None
+
+
+def format_time(ts: float) -> str:
+    """RFC 3339 with second precision, as Kubernetes' metav1.Time serialises."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True, slots=True)
+class ListResult:
+    """A page of a list: items, the listing's resourceVersion, the next token."""
+
+    items: list[Object]
+    resource_version: int
+    continue_token: str | None = None
+    remaining: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RawList:
+    """Like :class:`ListResult` but items as JSON text (for the API server)."""
+
+    items: list[str]
+    resource_version: int
+    continue_token: str | None = None
+    remaining: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteResult:
+    """``finished`` is False while deletion waits for a grace period or finalizers."""
+
+    object: Object
+    finished: bool
+
+
+class _Table:
+    """The objects of one resource: key -> current Entry, plus a sorted key cache."""
+
+    __slots__ = ("entries", "history", "info", "sorted_keys")
+
+    def __init__(self, info: kinds.KindInfo, history_size: int) -> None:
+        self.info = info
+        self.entries: dict[str, Entry] = {}
+        self.history = History(history_size)
+        self.sorted_keys: list[str] | None = []
+
+    def keys_in_order(self) -> list[str]:
+        if self.sorted_keys is None:
+            self.sorted_keys = sorted(self.entries)
+        return self.sorted_keys
+
+
+class Store:
+    """A durable store rooted at a state directory (see the module contract)."""
+
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        durability: Durability = "flush",
+        history_size: int = 10_000,
+        compact_records: int = 100_000,
+        compact_interval: float = 60.0,
+        clock: Clock = time.time,
+    ) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.state_path = self.directory / STATE_FILE
+        self._clock = clock
+        self._compact_records = compact_records
+        self._compact_interval = compact_interval
+        self._lock = threading.RLock()
+        self._compact_lock = threading.Lock()
+        self._closed = False
+        self._dirlock = DirLock(self.directory)
+        try:
+            self._tables = {k.plural: _Table(k, history_size) for k in kinds.KINDS}
+            self._rv = 0
+            replayed = self._load()
+            last_seq = max((seq for seq, _ in list_segments(self.directory)), default=0)
+            self._journal = Journal(self.directory, last_seq + 1, durability=durability)
+            if replayed:
+                # Fold the replayed journal into the state file now, so a crash loop
+                # never has to replay an ever-growing journal.
+                self.compact()
+        except BaseException:
+            self._dirlock.release()
+            raise
+        self._wake_compactor = threading.Event()
+        self._compactor = threading.Thread(
+            target=self._compact_loop, name="store-compactor", daemon=True)
+        self._compactor.start()
+
+    # ------------------------------------------------------------------ loading
+
+    def _load(self) -> int:
+        snap_rv, tables = read_snapshot(self.state_path)
+        for resource, docs in tables.items():
+            table = self._table_or_none(resource)
+            if table is None:
+                log.warning("%s: ignoring table %r: not a resource this version serves",
+                            self.state_path, resource)
+                continue
+            for obj in docs:
+                self._install(table, obj, int(obj["metadata"]["resourceVersion"]))
+        self._rv = snap_rv
+        segments = list_segments(self.directory)
+        replayed = 0
+        for i, (_, path) in enumerate(segments):
+            for rec in replay(path, is_last=i == len(segments) - 1):
+                replayed += 1
+                if rec.rv <= snap_rv:
+                    continue  # already folded into the snapshot
+                table = self._table_or_none(rec.resource)
+                if table is None:
+                    log.warning("%s: skipping record for unknown resource %r", path, rec.resource)
+                    continue
+                if rec.op == "put" and rec.obj is not None:
+                    self._install(table, rec.obj, rec.rv)
+                else:
+                    table.entries.pop(rec.key, None)
+                    table.sorted_keys = None
+                self._rv = max(self._rv, rec.rv)
+        log.info("store loaded from %s: resourceVersion %d, %d objects, %d journal records",
+                 self.directory, self._rv, sum(len(t.entries) for t in self._tables.values()),
+                 replayed)
+        return replayed
+
+    def _install(self, table: _Table, obj: Object, rv: int) -> None:
+        entry = self._entry(table.info, obj, _dumps(obj), rv)
+        key = self._key(table.info, entry.namespace, entry.name)
+        if key not in table.entries:
+            table.sorted_keys = None
+        table.entries[key] = entry
+
+    # ------------------------------------------------------------------ helpers
+
+    def _table_or_none(self, resource: str) -> _Table | None:
+        return self._tables.get(resource)
+
+    def _table(self, resource: str) -> _Table:
+        table = self._tables.get(resource)
+        if table is None:
+            raise NotFound(f'the server could not find the requested resource "{resource}"')
+        return table
+
+    @staticmethod
+    def _key(info: kinds.KindInfo, namespace: str, name: str) -> str:
+        return f"{namespace}/{name}" if info.namespaced else name
+
+    def _identity(self, info: kinds.KindInfo, obj: Mapping[str, Any]) -> tuple[str, str]:
+        meta = obj.get("metadata")
+        if not isinstance(meta, Mapping):
+            raise BadRequest(f"{info.kind}: metadata is required")
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            raise BadRequest(f"{info.kind}: metadata.name is required")
+        namespace = meta.get("namespace") or ""
+        if not isinstance(namespace, str):
+            raise BadRequest(f"{info.kind} {name}: metadata.namespace must be a string")
+        if info.namespaced and not namespace:
+            raise BadRequest(f"{info.kind} {name}: metadata.namespace is required")
+        if not info.namespaced:
+            namespace = ""
+        return namespace, name
+
+    @staticmethod
+    def _entry(info: kinds.KindInfo, obj: Mapping[str, Any], raw: str, rv: int) -> Entry:
+        meta = obj.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        fields = {"metadata.name": meta.get("name", ""),
+                  "metadata.namespace": meta.get("namespace", "") if info.namespaced else ""}
+        for label in info.field_labels:
+            fields[label] = field_value(obj, label)
+        return Entry(raw, rv, fields["metadata.namespace"], fields["metadata.name"],
+                     labels, fields)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ServiceUnavailable("the store is closed")
+
+    def _persist(self, line: bytes) -> None:
+        try:
+            self._journal.append(line)
+        except JournalWriteError as exc:
+            raise StoreWriteError(f"{exc.strerror}; the change was not applied") from exc
+
+    def _put(self, table: _Table, key: str, obj: Object, event: str,
+             old: Entry | None) -> Object:
+        """Assign the next resourceVersion and commit ``obj`` (caller holds the lock)."""
+        rv = self._rv + 1
+        meta = dict(obj.get("metadata") or {})
+        meta["resourceVersion"] = str(rv)
+        stored = {**obj, "metadata": meta}
+        raw = _dumps(stored)
+        self._persist(encode_put(rv, table.info.plural, key, raw))
+        entry = self._entry(table.info, stored, raw, rv)
+        if key not in table.entries:
+            table.sorted_keys = None
+        table.entries[key] = entry
+        self._rv = rv
+        table.history.append(event, entry, old)
+        self._after_write()
+        return json.loads(raw)  # type: ignore[no-any-return]
+
+    def _remove(self, table: _Table, key: str, final: Object, old: Entry) -> Object:
+        """Delete ``key``; the DELETED event carries ``final`` at the new version."""
+        rv = self._rv + 1
+        meta = dict(final.get("metadata") or {})
+        meta["resourceVersion"] = str(rv)
+        stored = {**final, "metadata": meta}
+        raw = _dumps(stored)
+        self._persist(encode_delete(rv, table.info.plural, key))
+        del table.entries[key]
+        table.sorted_keys = None
+        self._rv = rv
+        table.history.append(DELETED, self._entry(table.info, stored, raw, rv), old)
+        self._after_write()
+        return stored
+
+    def _after_write(self) -> None:
+        if self._journal.records >= self._compact_records:
+            self._wake_compactor.set()
+
+    # ------------------------------------------------------------------ reads
+
+    @property
+    def resource_version(self) -> int:
+        """The newest resourceVersion committed."""
+        return self._rv
+
+    def count(self, resource: str) -> int:
+        return len(self._table(resource).entries)
+
+    def get(self, resource: str, namespace: str | None, name: str) -> Object:
+        """A fresh copy of one object; raises NotFound."""
+        return json.loads(self.get_raw(resource, namespace, name))  # type: ignore[no-any-return]
+
+    def get_raw(self, resource: str, namespace: str | None, name: str) -> str:
+        table = self._table(resource)
+        entry = table.entries.get(self._key(table.info, namespace or "", name))
+        if entry is None:
+            raise NotFound.of(table.info.plural, name, group=table.info.group)
+        return entry.raw
+
+    def _matcher(self, table: _Table, namespace: str | None,
+                 label_selector: Selector | None,
+                 field_selector: FieldSelector | None) -> Callable[[Entry], bool]:
+        ns = (namespace or None) if table.info.namespaced else None
+        labels = None
+        if label_selector is not None and not label_selector.empty():
+            labels = label_selector
+        reqs: tuple[Any, ...] = ()
+        if field_selector is not None:
+            check_supported(field_selector, table.info)
+            reqs = tuple(field_selector.requirements)
+
+        def matches(entry: Entry) -> bool:
+            if ns is not None and entry.namespace != ns:
+                return False
+            if labels is not None and not labels.matches(entry.labels):
+                return False
+            for req in reqs:
+                equal = entry.fields.get(req.field, "") == req.value
+                if equal == (req.operator == "!="):
+                    return False
+            return True
+
+        return matches
+
+    def _select(self, resource: str, namespace: str | None, label_selector: Selector | None,
+                field_selector: FieldSelector | None, limit: int | None,
+                continue_token: str | None) -> tuple[list[Entry], int, str | None, int | None]:
+        table = self._table(resource)
+        matches = self._matcher(table, namespace, label_selector, field_selector)
+        start_after: str | None = None
+        token_rv: int | None = None
+        if continue_token:
+            token_rv, start_after = _decode_continue(continue_token)
+        with self._lock:
+            rv = self._rv
+            keys = table.keys_in_order()
+            entries = table.entries
+            if start_after is not None:
+                begin = bisect.bisect_right(keys, start_after)
+                candidates = [entries[k] for k in keys[begin:]]
+            else:
+                candidates = [entries[k] for k in keys]
+        if token_rv is not None:
+            # Later pages are served from current state but report the first page's
+            # version, so a watch started from it misses nothing.
+            rv = token_rv
+        selected: list[Entry] = []
+        next_token = None
+        remaining = None
+        for i, entry in enumerate(candidates):
+            if not matches(entry):
+                continue
+            if limit and len(selected) == limit:
+                next_token = _encode_continue(rv, self._key(table.info, selected[-1].namespace,
+                                                            selected[-1].name))
+                remaining = sum(1 for e in candidates[i:] if matches(e))
+                break
+            selected.append(entry)
+        return selected, rv, next_token, remaining
+
+    def list(self, resource: str, *, namespace: str | None = None,
+             label_selector: Selector | None = None, field_selector: FieldSelector | None = None,
+             limit: int | None = None, continue_token: str | None = None) -> ListResult:
+        """Objects sorted by namespace/name; ``limit`` pages with a continue token."""
+        entries, rv, token, remaining = self._select(
+            resource, namespace, label_selector, field_selector, limit, continue_token)
+        return ListResult([json.loads(e.raw) for e in entries], rv, token, remaining)
+
+    def list_raw(self, resource: str, *, namespace: str | None = None,
+                 label_selector: Selector | None = None,
+                 field_selector: FieldSelector | None = None,
+                 limit: int | None = None, continue_token: str | None = None) -> RawList:
+        entries, rv, token, remaining = self._select(
+            resource, namespace, label_selector, field_selector, limit, continue_token)
+        return RawList([e.raw for e in entries], rv, token, remaining)
+
+    # ------------------------------------------------------------------ writes
+
+    def create(self, resource: str, obj: Mapping[str, Any]) -> Object:
+        """Store a new object; raises AlreadyExists. Returns the stored copy."""
+        table = self._table(resource)
+        namespace, name = self._identity(table.info, obj)
+        key = self._key(table.info, namespace, name)
+        with self._lock:
+            self._check_open()
+            if key in table.entries:
+                raise AlreadyExists.of(table.info.plural, name, group=table.info.group)
+            return self._put(table, key, dict(obj), ADDED, None)
+
+    def update(self, resource: str, obj: Mapping[str, Any]) -> Object:
+        """Replace an object (compare-and-swap on ``metadata.resourceVersion``).
+
+        ``deletionTimestamp``/``deletionGracePeriodSeconds`` cannot be changed by an
+        update (they are kept from the stored object). Emptying the finalizers of
+        an object being deleted (with no grace period pending) removes it.
+        """
+        table = self._table(resource)
+        info = table.info
+        namespace, name = self._identity(info, obj)
+        key = self._key(info, namespace, name)
+        wanted_rv = (obj.get("metadata") or {}).get("resourceVersion") or ""
+        with self._lock:
+            self._check_open()
+            current = table.entries.get(key)
+            if current is None:
+                raise NotFound.of(info.plural, name, group=info.group)
+            if wanted_rv and str(wanted_rv) != str(current.rv):
+                raise Conflict.of(info.plural, name, "the object has been modified; please "
+                                  "apply your changes to the latest version and try again",
+                                  group=info.group)
+            old: Object = json.loads(current.raw)
+            old_meta = old.get("metadata") or {}
+            meta = dict(obj.get("metadata") or {})
+            for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+                if field in old_meta:
+                    meta[field] = old_meta[field]
+                else:
+                    meta.pop(field, None)
+            new = {**obj, "metadata": meta}
+            if "deletionTimestamp" in old_meta:
+                added = [f for f in meta.get("finalizers") or []
+                         if f not in (old_meta.get("finalizers") or [])]
+                if added:
+                    raise Invalid.of(info.kind, name, [forbidden(
+                        FieldPath.root("metadata", "finalizers"),
+                        "no new finalizers can be added if the object is being deleted, "
+                        f"found new finalizers {json.dumps(added)}")], group=info.group)
+                if not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
+                    return self._remove(table, key, new, current)
+            meta["resourceVersion"] = str(current.rv)
+            if _dumps(new) == current.raw:
+                return old  # nothing changed: no write, no event, no new version
+            return self._put(table, key, new, MODIFIED, current)
+
+    def guaranteed_update(self, resource: str, namespace: str | None, name: str,
+                          mutate: Callable[[Object], Object | None], *,
+                          attempts: int = 100) -> Object:
+        """Read-modify-write with optimistic retries on Conflict.
+
+        ``mutate`` gets a fresh copy and returns the new object, or ``None`` to
+        leave it unchanged. It may run several times, so it must be pure.
+        """
+        for _ in range(attempts):
+            current = self.get(resource, namespace, name)
+            rv = current["metadata"]["resourceVersion"]
+            new = mutate(current)
+            if new is None:
+                return current
+            new.setdefault("metadata", {})["resourceVersion"] = rv
+            try:
+                return self.update(resource, new)
+            except Conflict:
+                continue
+        raise Conflict(f"{resource} {name}: too many concurrent updates; gave up after "
+                       f"{attempts} attempts")
+
+    def delete(self, resource: str, namespace: str | None, name: str, *,
+               grace_period_seconds: int | None = None,
+               preconditions: Mapping[str, str] | None = None,
+               propagation_policy: str | None = None) -> DeleteResult:
+        """Delete, gracefully when asked or when finalizers are present.
+
+        ``grace_period_seconds`` > 0 sets ``deletionTimestamp`` to now + grace and
+        leaves the object for its owner (the kubelet) to finish. A later delete may
+        shorten the grace period, never lengthen it. ``propagation_policy``
+        ``Foreground``/``Orphan`` adds the ``foregroundDeletion``/``orphan``
+        finalizer for the garbage collector, as Kubernetes does.
+        """
+        table = self._table(resource)
+        info = table.info
+        key = self._key(info, namespace or "", name)
+        if propagation_policy not in (None, "", "Background", "Foreground", "Orphan"):
+            raise BadRequest(f'propagationPolicy "{propagation_policy}" is not supported: '
+                             'use "Background", "Foreground" or "Orphan"')
+        if grace_period_seconds is not None and grace_period_seconds < 0:
+            grace_period_seconds = 0  # Kubernetes treats negative as "now"
+        with self._lock:
+            self._check_open()
+            current = table.entries.get(key)
+            if current is None:
+                raise NotFound.of(info.plural, name, group=info.group)
+            obj = json.loads(current.raw)
+            meta = dict(obj.get("metadata") or {})
+            for field, value in (preconditions or {}).items():
+                have = meta.get("uid" if field == "uid" else "resourceVersion")
+                if value and str(value) != str(have):
+                    what = "UID" if field == "uid" else "ResourceVersion"
+                    raise Conflict.of(info.plural, name,
+                                      f"Precondition failed: {what} in precondition: {value}, "
+                                      f"{what} in object meta: {have}", group=info.group)
+            finalizers = list(meta.get("finalizers") or [])
+            extra = {"Foreground": "foregroundDeletion", "Orphan": "orphan"}.get(
+                propagation_policy or "")
+            if extra and extra not in finalizers and "deletionTimestamp" not in meta:
+                finalizers.append(extra)
+            grace = grace_period_seconds or 0
+            now = self._clock()
+            if "deletionTimestamp" in meta:
+                pending = meta.get("deletionGracePeriodSeconds") or 0
+                if grace == 0 and not finalizers:
+                    return DeleteResult(self._remove(table, key, obj, current), True)
+                if grace >= pending:
+                    return DeleteResult(obj, False)  # already being deleted, no sooner
+                # A second delete may shorten the grace period, never lengthen it.
+                meta["deletionTimestamp"] = format_time(now + grace)
+                meta["deletionGracePeriodSeconds"] = grace
+                return DeleteResult(self._put(table, key, {**obj, "metadata": meta},
+                                              MODIFIED, current), False)
+            if grace == 0 and not finalizers:
+                return DeleteResult(self._remove(table, key, obj, current), True)
+            meta["deletionTimestamp"] = format_time(now + grace)
+            meta["deletionGracePeriodSeconds"] = grace
+            meta["finalizers"] = finalizers
+            if not finalizers:
+                del meta["finalizers"]
+            if "generation" in meta:
+                meta["generation"] = int(meta["generation"]) + 1
+            return DeleteResult(self._put(table, key, {**obj, "metadata": meta},
+                                          MODIFIED, current), False)
+
+    # ------------------------------------------------------------------ watch
+
+    def watch(self, resource: str, *, namespace: str | None = None,
+              label_selector: Selector | None = None,
+              field_selector: FieldSelector | None = None,
+              resource_version: str | int | None = None) -> Watch:
+        """Watch changes after ``resource_version``.
+
+        ``None``, ``""`` or ``"0"``: first an ADDED event for every matching
+        object, then changes (Kubernetes' "get state and start at most recent").
+        Any other value: changes after that version, or ``Expired`` when it is no
+        longer in the history.
+        """
+        table = self._table(resource)
+        matches = self._matcher(table, namespace, label_selector, field_selector)
+        rv = _parse_rv(resource_version)
+        with self._lock:
+            self._check_open()
+            if rv is None:
+                initial = [WatchEvent(ADDED, e.raw, e.rv)
+                           for e in (table.entries[k] for k in table.keys_in_order())
+                           if matches(e)]
+                start = table.history.head
+            else:
+                initial = []
+                start = table.history.start_after(rv, resource)
+            return Watch(table.history, start, matches, initial)
+
+    # ------------------------------------------------------------------ compaction
+
+    def compact(self) -> None:
+        """Write the state file from memory and drop the journal it covers.
+
+        The write lock is held only to rotate the journal and take references to
+        the (immutable) entries; encoding and the disk write happen outside it.
+        A failure (e.g. disk full) keeps the journal, so nothing is lost.
+        """
+        with self._compact_lock:
+            with self._lock:
+                old = self._journal
+                segments_before = list_segments(self.directory)
+                if old.records == 0 and len(segments_before) <= 1 and self.state_path.exists():
+                    return
+                self._journal = Journal(self.directory, old.seq + 1, durability=old.durability)
+                old.close()
+                rv = self._rv
+                tables = {name: [e.raw for e in t.entries.values()]
+                          for name, t in self._tables.items() if t.entries}
+            try:
+                write_snapshot(self.state_path, rv, tables)
+            except OSError as exc:
+                log.error("compaction failed, keeping the journal: %s", exc)
+                return
+            for seq, path in segments_before:
+                if seq <= old.seq:
+                    path.unlink(missing_ok=True)
+
+    def _compact_loop(self) -> None:
+        while True:
+            self._wake_compactor.wait(self._compact_interval)
+            self._wake_compactor.clear()
+            if self._is_closed():
+                return
+            try:
+                if self._journal.records:
+                    self.compact()
+            except Exception:  # a compaction bug must not kill the store
+                log.exception("background compaction failed")
+
+    def _is_closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Compact, stop every watch and release the directory. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+        try:
+            self.compact()
+        finally:
+            with self._lock:
+                self._closed = True
+                self._journal.close()
+            self._wake_compactor.set()
+            if self._compactor is not threading.current_thread():
+                self._compactor.join(timeout=5)
+            for table in self._tables.values():
+                table.history.close()
+            self._dirlock.release()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def resources(self) -> Iterable[str]:
+        return self._tables.keys()
+
+
+def _parse_rv(value: str | int | None) -> int | None:
+    if value is None or value in ("", "0", 0):
+        return None
+    try:
+        rv = int(value)
+    except (TypeError, ValueError):
+        raise BadRequest(f'invalid resourceVersion "{value}": must be a decimal integer') from None
+    if rv < 0:
+        raise BadRequest(f'invalid resourceVersion "{value}": must not be negative')
+    return rv
+
+
+def _encode_continue(rv: int, start: str) -> str:
+    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_continue(token: str) -> tuple[int, str]:
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        return int(data["rv"]), str(data["start"])
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise BadRequest("invalid continue token: it was not returned by this server; "
+                         "restart the list without it") from None
+
+
+__all__ = [
+    "DeleteResult", "Expired", "ListResult", "RawList", "Store", "StoreWriteError",
+    "format_time",
+]
