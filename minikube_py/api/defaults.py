@@ -247,10 +247,6 @@ def _pod(pod: Obj, create: bool) -> None:
                 for port in _dicts(container.get("ports")):
                     if not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort", 0)
-    # The pod strategy turns a negative grace period into 1 (create and update).
-    grace = spec.get("terminationGracePeriodSeconds")
-    if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
-        spec["terminationGracePeriodSeconds"] = 1
     if create:
         _priority(spec)
 

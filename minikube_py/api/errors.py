@@ -17,7 +17,7 @@ every layer can turn them into the same Status with the same HTTP code.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -120,7 +120,7 @@ class FieldError:
     def body(self) -> str:
         """The message without the field path, e.g. ``Required value``."""
         prefix = _FIELD_TYPES[self.type][1]
-        if self.type in ("Required", "Forbidden", "TooLong", "TooMany", "Internal", "NotFound"):
+        if self.type in ("Required", "Forbidden", "TooLong", "TooMany", "Internal"):
             # Kubernetes omits the value for these types.
             return f"{prefix}: {self.detail}" if self.detail else prefix
         text = prefix
@@ -151,8 +151,18 @@ def type_invalid(path: FieldPath | str, value: Any, detail: str) -> FieldError:
 
 
 def not_supported(path: FieldPath | str, value: Any, supported: Iterable[str]) -> FieldError:
-    quoted = ", ".join(json.dumps(s) for s in sorted(supported))
+    """``field.NotSupported`` listing ``supported`` in the order given.
+
+    Kubernetes does not sort the list itself: call sites pass a sorted set or a
+    hand-written order (``Always, OnFailure, Never``) and users see exactly that.
+    """
+    quoted = ", ".join(json.dumps(s) for s in supported)
     return FieldError("NotSupported", str(path), value, f"supported values: {quoted}")
+
+
+def not_found(path: FieldPath | str, value: Any) -> FieldError:
+    """``field.NotFound``, rendered ``Not found: "value"``."""
+    return FieldError("NotFound", str(path), value)
 
 
 def duplicate(path: FieldPath | str, value: Any) -> FieldError:
@@ -281,7 +291,8 @@ class Invalid(StatusError):
         rendered = [str(e) for e in errors]
         body = rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]"
         qualified = f"{kind}.{group}" if group else kind
-        details: dict[str, Any] = {"name": name, "kind": kind, "causes": [e.cause() for e in errors]}
+        details: dict[str, Any] = {"name": name, "kind": kind,
+                                   "causes": [e.cause() for e in errors]}
         if group:
             details["group"] = group
         return cls(f'{qualified} "{name}" is invalid: {body}', details=details, errors=errors)
@@ -359,7 +370,7 @@ class ErrorList:
     def __bool__(self) -> bool:
         return bool(self.errors)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[FieldError]:
         return iter(self.errors)
 
     def __len__(self) -> int:

@@ -11,7 +11,9 @@ branches on kind names.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import BadRequest, NotFound
 
@@ -101,7 +103,7 @@ def resolve(name: str) -> KindInfo:
     return info
 
 
-def for_object(obj: dict[str, object]) -> KindInfo:
+def for_object(obj: Mapping[str, Any]) -> KindInfo:
     """The kind of a manifest; checks that its ``apiVersion`` matches ours.
 
     Raises :class:`BadRequest` naming what is wrong, as kubectl's

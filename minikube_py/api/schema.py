@@ -35,7 +35,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import kinds
-from .errors import BadRequest
+from .errors import BadRequest, FieldError, Invalid, invalid
+from .quantity import Quantity, QuantityError
 from .schema_defs import ROOTS
 from .schema_model import (
     ANY,
@@ -182,6 +183,8 @@ class _Decoder:
     def __init__(self) -> None:
         self.type_errors: list[str] = []
         self.unknown: list[str] = []
+        #: Well-typed values that are still wrong (quantity syntax): field errors.
+        self.field_errors: list[FieldError] = []
 
     def value(self, schema: Schema, value: Any, path: str) -> Any:
         kind = schema.type
@@ -259,14 +262,12 @@ class _Decoder:
         return self._wrong(schema, value, path)
 
     def _check_quantity(self, value: Any, path: str) -> None:
-        # Imported here: quantity parsing is only needed for quantity fields,
-        # and keeping the import local keeps this module importable on its own.
-        from .quantity import Quantity, QuantityError
-
+        # Checked here rather than in validation so that nothing after decoding
+        # (defaulting, canonical formatting) ever meets an unparsable quantity.
         try:
             Quantity.parse(value)
         except QuantityError as exc:
-            self.type_errors.append(f"{path}: {exc}")
+            self.field_errors.append(invalid(path, value, str(exc)))
 
     def _wrong(self, schema: Schema, value: Any, path: str) -> None:
         self.type_errors.append(
@@ -307,6 +308,7 @@ def _decode_item(decoder: _Decoder, item: Any, path: str) -> Any:
             sub = _Decoder()
             out = sub._object(ROOTS[info.kind], item, "")
             decoder.type_errors.extend(f"{path}.{e}" for e in sub.type_errors)
+            decoder.type_errors.extend(f"{path}.{e}" for e in sub.field_errors)
             decoder.unknown.extend(f"{path}.{u}" for u in sub.unknown)
             return out
     return copy.deepcopy(dict(item))
@@ -325,6 +327,12 @@ def decode(obj: Mapping[str, Any], *, strict: bool = True) -> dict[str, Any]:
         raise BadRequest(
             prefix + "strict decoding error: "
             + ", ".join(f'unknown field "{u}"' for u in decoder.unknown))
+    if decoder.field_errors:
+        meta = obj.get("metadata")
+        name = meta.get("name") or meta.get("generateName") or "" if isinstance(
+            meta, Mapping) else ""
+        group = "" if kind == "List" else kinds.by_kind(kind).group
+        raise Invalid.of(kind, str(name), decoder.field_errors, group=group)
     return out
 
 

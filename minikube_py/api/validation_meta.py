@@ -16,16 +16,21 @@ Where Go would print a pointer address, ``0x...`` stands in for it.
 from __future__ import annotations
 
 import datetime as _dt
+import ipaddress
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .errors import FieldError, FieldPath, forbidden, invalid, required, too_long
+from .errors import FieldError, FieldPath, forbidden, invalid, not_supported, required, too_long
 from .labels import validate_labels
 from .names import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
     is_qualified_name,
     name_is_dns_label,
     name_is_dns_subdomain,
+    regex_error,
     validate_object_meta_name,
 )
 
@@ -146,32 +151,6 @@ def go_time(value: Any) -> GoValue:
 # ------------------------------------------------------- error constructors
 
 
-def not_supported(path: FieldPath | str, value: Any, supported: Sequence[str]) -> FieldError:
-    """``field.NotSupported`` listing ``supported`` in the order given.
-
-    Kubernetes does not sort the list itself; call sites pass either a sorted
-    set or a hand-written order (``Always, OnFailure, Never``), and users see
-    exactly that order.
-    """
-    quoted = ", ".join(json.dumps(s) for s in supported)
-    return FieldError("NotSupported", str(path), value, f"supported values: {quoted}")
-
-
-_NOT_FOUND_SHOWS_VALUE = str(FieldError("NotFound", "p", "v")) == 'p: Not found: "v"'
-
-
-def not_found(path: FieldPath | str, value: Any) -> FieldError:
-    """``field.NotFound``, rendered ``Not found: "value"`` as Kubernetes does.
-
-    If :class:`~.errors.FieldError` omits the value for this type, the value is
-    carried in the detail instead so the message stays exact.
-    """
-    if _NOT_FOUND_SHOWS_VALUE:
-        return FieldError("NotFound", str(path), value)
-    shown = json.dumps(value) if isinstance(value, str) else str(value)
-    return FieldError("NotFound", str(path), detail=shown)
-
-
 def nonnegative(value: Any, path: FieldPath) -> list[FieldError]:
     """``ValidateNonnegativeField``."""
     number = as_int(value)
@@ -203,6 +182,102 @@ def semantic_equal(a: Any, b: Any) -> bool:
 
 def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, Mapping | list) and not value)
+
+
+# ------------------------------------------------------------ small checks
+
+Errs = list[FieldError]
+MAX_INT32 = 2**31 - 1
+FILE_MODE_MSG = "must be a number between 0 and 0777 (octal), both inclusive"
+
+
+
+def dns_label(value: str, path: FieldPath) -> Errs:
+    return [invalid(path, value, msg) for msg in is_dns1123_label(value)]
+
+
+def dns_subdomain(value: str, path: FieldPath) -> Errs:
+    return [invalid(path, value, msg) for msg in is_dns1123_subdomain(value)]
+
+
+def qualified_name(value: str, path: FieldPath) -> Errs:
+    return [invalid(path, value, msg) for msg in is_qualified_name(value)]
+
+
+def parse_ip(value: str) -> bool:
+    """``netutils.ParseIPSloppy``: like Go, IPv4 octets may have leading zeros."""
+    try:
+        ipaddress.ip_address(value)
+        return True
+    except ValueError:
+        parts = value.split(".")
+        return len(parts) == 4 and all(p.isdigit() and p.isascii() and int(p) <= 255
+                                       for p in parts)
+
+
+def valid_ip(value: str, path: FieldPath) -> Errs:
+    if parse_ip(value):
+        return []
+    return [invalid(path, value, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
+
+
+_CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+"
+_CONFIG_KEY_RE = re.compile(_CONFIG_KEY_FMT)
+
+
+def config_map_key(value: str) -> list[str]:
+    """``validation.IsConfigMapKey``."""
+    msgs: list[str] = []
+    if len(value) > 253:
+        msgs.append("must be no more than 253 characters")
+    if not _CONFIG_KEY_RE.fullmatch(value):
+        msgs.append(regex_error(
+            "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+            _CONFIG_KEY_FMT, "key.name", "KEY_NAME", "key-name"))
+    if value == ".":
+        msgs.append("must not be '.'")
+    elif value == "..":
+        msgs.append("must not be '..'")
+    elif value.startswith(".."):
+        msgs.append("must not start with '..'")
+    return msgs
+
+
+def enum_value(value: str, path: FieldPath, allowed: tuple[str, ...], *,
+          required_when_empty: bool = True) -> Errs:
+    """``Required`` when empty, ``NotSupported`` (in ``allowed`` order) when unknown."""
+    if value in allowed:
+        return []
+    if not value and required_when_empty:
+        return [required(path, "")]
+    return [not_supported(path, value, allowed)]
+
+
+def no_backsteps(value: str, path: FieldPath) -> Errs:
+    if ".." in value.replace("\\", "/").split("/"):
+        return [invalid(path, value, "must not contain '..'")]
+    return []
+
+
+def local_descending_path(value: str, path: FieldPath) -> Errs:
+    errs: Errs = []
+    if value.startswith("/"):
+        errs.append(invalid(path, value, "must be a relative path"))
+    return errs + no_backsteps(value, path)
+
+
+def local_non_reserved_path(value: str, path: FieldPath) -> Errs:
+    errs = local_descending_path(value, path)
+    if value.startswith("..") and not value.startswith("../"):
+        errs.append(invalid(path, value, "must not start with '..'"))
+    return errs
+
+
+def file_mode(value: Any, path: FieldPath) -> Errs:
+    mode = as_int(value)
+    if mode is not None and not 0 <= mode <= 0o777:
+        return [invalid(path, mode, FILE_MODE_MSG)]
+    return []
 
 
 # ----------------------------------------------------------------- names

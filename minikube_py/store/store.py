@@ -491,14 +491,16 @@ class Store:
     def delete(self, resource: str, namespace: str | None, name: str, *,
                grace_period_seconds: int | None = None,
                preconditions: Mapping[str, str] | None = None,
-               propagation_policy: str | None = None) -> DeleteResult:
+               propagation_policy: str | None = None, hold: bool = False) -> DeleteResult:
         """Delete, gracefully when asked or when finalizers are present.
 
         ``grace_period_seconds`` > 0 sets ``deletionTimestamp`` to now + grace and
         leaves the object for its owner (the kubelet) to finish. A later delete may
         shorten the grace period, never lengthen it. ``propagation_policy``
         ``Foreground``/``Orphan`` adds the ``foregroundDeletion``/``orphan``
-        finalizer for the garbage collector, as Kubernetes does.
+        finalizer for the garbage collector, as Kubernetes does. ``hold`` keeps
+        the object (marked with ``deletionTimestamp``) for a controller to finish
+        with a later delete, as a namespace waits for its content to go.
         """
         table = self._table(resource)
         info = table.info
@@ -531,6 +533,8 @@ class Store:
             now = self._clock()
             if "deletionTimestamp" in meta:
                 pending = meta.get("deletionGracePeriodSeconds") or 0
+                if hold:
+                    return DeleteResult(obj, False)
                 if grace == 0 and not finalizers:
                     return DeleteResult(self._remove(table, key, obj, current), True)
                 if grace >= pending:
@@ -540,7 +544,7 @@ class Store:
                 meta["deletionGracePeriodSeconds"] = grace
                 return DeleteResult(self._put(table, key, {**obj, "metadata": meta},
                                               MODIFIED, current), False)
-            if grace == 0 and not finalizers:
+            if grace == 0 and not finalizers and not hold:
                 return DeleteResult(self._remove(table, key, obj, current), True)
             meta["deletionTimestamp"] = format_time(now + grace)
             meta["deletionGracePeriodSeconds"] = grace

@@ -288,7 +288,7 @@ def test_selector_string_joins_requirements():
                                   "more than 63 characters; " + LABEL_VALUE_REGEX),
         ("x17", "=", ("a b",), 'values[0][x17]: Invalid value: "a b": ' + LABEL_VALUE_REGEX),
         ("x18", "unsupportedOp", (), 'operator: Unsupported value: "unsupportedOp": supported '
-         'values: "!", "!=", "=", "==", "exists", "gt", "in", "lt", "notin"'),
+         'values: "in", "notin", "=", "==", "!=", "gt", "lt", "exists", "!"'),
         ("a" * 254, "exists", (), f'key: Invalid value: "{"a" * 254}": name part must be no '
                                   "more than 63 characters"),
         (

@@ -1,0 +1,41 @@
+"""Entry point of the ``minikube-py`` command.
+
+Each command lives in its own module and registers its arguments here. Exit
+codes follow kubectl: 0 on success, 1 on any error, with the error on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from . import daemon
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="minikube-py",
+        description="A single-host, Kubernetes-shaped orchestrator.",
+    )
+    parser.add_argument("--version", action="version", version=f"minikube-py {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    daemon.register(commands)
+    version = commands.add_parser("version", help="print the version")
+    version.set_defaults(func=lambda _args: print(f"minikube-py {__version__}") or 0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 1
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

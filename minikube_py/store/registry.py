@@ -1,0 +1,338 @@
+"""The registry: every write's path into the store, as Kubernetes' generic registry.
+
+Create: kind check -> namespace from the request -> strict decode (types,
+unknown fields) -> generateName -> defaults -> PrepareForCreate (uid,
+creationTimestamp, generation, status reset) -> validation -> canonical
+quantities -> namespace lifecycle admission -> store.
+
+Update: the same, with PrepareForUpdate against the stored object: immutable
+metadata kept, status kept on the main resource and only status taken from the
+``status`` subresource, generation bumped when the spec changes, and update
+validation. Both the HTTP API server and in-process clients write through
+here, so no path can store an unchecked object.
+
+Contracts:
+
+* Bad input raises a :class:`~minikube_py.api.errors.StatusError` naming what
+  is wrong and leaves the store unchanged.
+* ``dry_run=True`` runs every check and returns what would be stored, writing
+  nothing.
+* Objects passed in are never mutated.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..api import kinds, schema
+from ..api.defaults import apply_defaults, canonicalize
+from ..api.errors import (
+    AlreadyExists,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    NotFound,
+)
+from ..api.qos import qos_class
+from ..api.validation import check_create, check_update
+from .store import DeleteResult, Object, Store, format_time
+
+#: Namespaces every cluster has, created at start-up if missing.
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+#: Namespaces that can never be deleted (Kubernetes' NamespaceLifecycle).
+_IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
+
+#: Kinds whose ``metadata.generation`` tracks spec changes.
+_GENERATION_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet"})
+#: Kinds with a ``status`` subresource: the main resource cannot change status.
+_STATUS_KINDS = frozenset({"Pod", "Node", "Namespace", "Deployment", "ReplicaSet"})
+
+# Kubernetes' generateName alphabet: no vowels (no words), no confusable characters.
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+FieldValidation = str  # "Strict" | "Warn" | "Ignore"
+
+
+class Registry:
+    """Admission in front of a :class:`Store` (see the module contract)."""
+
+    def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
+                 new_uid: Callable[[], str] = lambda: str(uuid.uuid4())) -> None:
+        self.store = store
+        self._clock = clock
+        self._new_uid = new_uid
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _namespace_for(info: kinds.KindInfo, obj: Mapping[str, Any],
+                       namespace: str | None) -> str:
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+        assert isinstance(meta, Mapping)
+        own = meta.get("namespace") or ""
+        if not info.namespaced:
+            return ""
+        if own and namespace and own != namespace:
+            raise BadRequest("the namespace of the provided object does not match the "
+                             "namespace sent on the request")
+        return str(own or namespace or "default")
+
+    def _decode(self, obj: Mapping[str, Any], field_validation: FieldValidation
+                ) -> tuple[Object, list[str]]:
+        if field_validation not in ("Strict", "Warn", "Ignore"):
+            raise BadRequest(f'fieldValidation "{field_validation}" is not supported: use '
+                             '"Strict", "Warn" or "Ignore"')
+        warnings: list[str] = []
+        if field_validation == "Warn":
+            warnings = [f'unknown field "{f}"' for f in schema.unknown_fields(obj)]
+        return schema.decode(obj, strict=field_validation == "Strict"), warnings
+
+    def _check_namespace_admits(self, info: kinds.KindInfo, namespace: str) -> None:
+        """NamespaceLifecycle admission: the namespace must exist and not be going."""
+        if not info.namespaced:
+            return
+        try:
+            ns = self.store.get("namespaces", None, namespace)
+        except NotFound:
+            raise NotFound.of("namespaces", namespace) from None
+        if (ns.get("metadata") or {}).get("deletionTimestamp") or \
+                (ns.get("status") or {}).get("phase") == "Terminating":
+            raise Forbidden(f"unable to create new content in namespace {namespace} because "
+                            "it is being terminated")
+
+    # ------------------------------------------------------------------ create
+
+    def create(self, obj: Mapping[str, Any], *, namespace: str | None = None,
+               field_validation: FieldValidation = "Strict", dry_run: bool = False,
+               warnings: list[str] | None = None) -> Object:
+        """Admit and store a new object; returns it as stored.
+
+        With ``field_validation="Warn"`` unknown fields are dropped and reported
+        by appending to ``warnings`` (the API server sends them as ``Warning``
+        headers, as Kubernetes does).
+        """
+        info = kinds.for_object(obj)
+        ns = self._namespace_for(info, obj, namespace)
+        decoded, found = self._decode(obj, field_validation)
+        if warnings is not None:
+            warnings.extend(found)
+        meta = decoded.setdefault("metadata", {})
+        if not isinstance(meta, dict):
+            raise BadRequest(f"{info.kind}: metadata must be an object")
+        if meta.get("resourceVersion"):
+            raise BadRequest("resourceVersion should not be set on objects to be created")
+        if info.namespaced:
+            meta["namespace"] = ns
+        else:
+            meta.pop("namespace", None)  # as Kubernetes: cluster-scoped objects have none
+        if not meta.get("name") and isinstance(meta.get("generateName"), str) \
+                and meta["generateName"]:
+            meta["name"] = meta["generateName"] + "".join(
+                secrets.choice(_NAME_ALPHABET) for _ in range(5))
+        obj2 = apply_defaults(decoded, create=True)
+        self._prepare_for_create(info, obj2)
+        check_create(obj2)
+        stored = canonicalize(obj2)
+        self._check_namespace_admits(info, ns)
+        if dry_run:
+            key_ns = ns if info.namespaced else None
+            try:
+                self.store.get_raw(info.plural, key_ns, stored["metadata"]["name"])
+            except NotFound:
+                return stored
+            raise AlreadyExists.of(info.plural, stored["metadata"]["name"], group=info.group)
+        return self.store.create(info.plural, stored)
+
+    def _prepare_for_create(self, info: kinds.KindInfo, obj: Object) -> None:
+        meta = obj["metadata"]
+        meta["uid"] = self._new_uid()
+        meta["creationTimestamp"] = format_time(self._clock())
+        for transient in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+            meta.pop(transient, None)
+        if info.kind in _GENERATION_KINDS:
+            meta["generation"] = 1
+        else:
+            meta.pop("generation", None)
+        if info.kind == "Pod":
+            status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
+            assert isinstance(status, dict)
+            # Clients cannot create a pod in a state of their choosing.
+            obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj)}
+        elif info.kind in ("Deployment", "ReplicaSet"):
+            obj["status"] = {}
+        elif info.kind == "Namespace":
+            obj["status"] = {"phase": "Active"}
+
+    # ------------------------------------------------------------------ update
+
+    def update(self, obj: Mapping[str, Any], *, namespace: str | None = None,
+               subresource: str | None = None, field_validation: FieldValidation = "Strict",
+               dry_run: bool = False, warnings: list[str] | None = None) -> Object:
+        """Admit and store a replacement (PUT), with compare-and-swap.
+
+        With ``metadata.resourceVersion`` set the write fails with Conflict if it is
+        stale; without it the update is unconditional (retried internally so that
+        validation always runs against the version actually replaced).
+        """
+        if subresource not in (None, "status"):
+            raise NotFound(f'the server could not find the requested resource '
+                           f'"{subresource}"')
+        info = kinds.for_object(obj)
+        ns = self._namespace_for(info, obj, namespace)
+        decoded, found = self._decode(obj, field_validation)
+        if warnings is not None:
+            warnings.extend(found)
+        meta = decoded.get("metadata")
+        if not isinstance(meta, dict) or not meta.get("name"):
+            raise BadRequest(f"{info.kind}: metadata.name is required for an update")
+        if info.namespaced:
+            meta["namespace"] = ns
+        else:
+            meta.pop("namespace", None)
+        name = meta["name"]
+        wanted_rv = str(meta.get("resourceVersion") or "")
+        for _ in range(100):
+            old = self.store.get(info.plural, ns or None, name)
+            new = apply_defaults(decoded, create=False)
+            # Unconditional updates compare-and-swap against the version validated.
+            new["metadata"]["resourceVersion"] = wanted_rv or old["metadata"]["resourceVersion"]
+            self._prepare_for_update(info, new, old, subresource)
+            check_update(new, old)
+            stored = canonicalize(new)
+            if dry_run:
+                if wanted_rv and wanted_rv != old["metadata"]["resourceVersion"]:
+                    raise Conflict.of(info.plural, name, "the object has been modified; "
+                                      "please apply your changes to the latest version and "
+                                      "try again", group=info.group)
+                return stored
+            try:
+                return self.store.update(info.plural, stored)
+            except Conflict:
+                if wanted_rv:
+                    raise
+        raise Conflict.of(info.plural, name, "too many concurrent updates", group=info.group)
+
+    @staticmethod
+    def _prepare_for_update(info: kinds.KindInfo, new: Object, old: Object,
+                            subresource: str | None) -> None:
+        meta, old_meta = new["metadata"], old["metadata"]
+        # rest.BeforeUpdate: these are the server's to set.
+        meta["creationTimestamp"] = old_meta.get("creationTimestamp")
+        if not meta.get("uid"):
+            meta["uid"] = old_meta.get("uid")
+        if "generation" in old_meta:
+            meta["generation"] = old_meta["generation"]
+        else:
+            meta.pop("generation", None)
+        if subresource == "status":
+            # Only status comes from the request; spec and metadata stay as stored.
+            status = new.get("status")
+            new.clear()
+            new.update({k: v for k, v in old.items() if k != "status"})
+            new["metadata"] = {**old_meta, "resourceVersion": meta.get("resourceVersion")}
+            if status is not None:
+                new["status"] = status
+            return
+        if info.kind in _STATUS_KINDS:
+            if "status" in old:
+                new["status"] = old["status"]
+            else:
+                new.pop("status", None)
+        if info.kind == "Namespace":
+            # spec.finalizers change only through the finalize subresource.
+            new["spec"] = old.get("spec", {})
+        if info.kind in _GENERATION_KINDS and new.get("spec") != old.get("spec"):
+            meta["generation"] = int(old_meta.get("generation") or 0) + 1
+
+    # ------------------------------------------------------------------ delete
+
+    def delete(self, resource: str, namespace: str | None, name: str, *,
+               grace_period_seconds: int | None = None,
+               propagation_policy: str | None = None,
+               preconditions: Mapping[str, str] | None = None,
+               dry_run: bool = False) -> DeleteResult:
+        """Delete as Kubernetes does for each kind.
+
+        Pods bound to a node and not finished get a graceful deletion
+        (``spec.terminationGracePeriodSeconds`` unless the request gives one); the
+        kubelet finishes it. Namespaces with ``spec.finalizers`` become
+        ``Terminating`` and are finished by the namespace controller.
+        """
+        info = kinds.by_plural(resource)
+        ns = namespace if info.namespaced else None
+        current = self.store.get(resource, ns, name)
+        if dry_run:
+            return DeleteResult(current, True)
+        grace = grace_period_seconds
+        if info.kind == "Pod":
+            grace = _pod_grace(current, grace)
+        else:
+            grace = 0  # only pods terminate gracefully
+        if info.kind == "Namespace":
+            return self._delete_namespace(current, preconditions)
+        return self.store.delete(resource, ns, name, grace_period_seconds=grace,
+                                 propagation_policy=propagation_policy,
+                                 preconditions=preconditions)
+
+    def _delete_namespace(self, ns: Object,
+                          preconditions: Mapping[str, str] | None) -> DeleteResult:
+        """An empty namespace goes at once; one with content turns Terminating and
+        stays (refusing new content) until the namespace controller empties it."""
+        name = ns["metadata"]["name"]
+        if name in _IMMORTAL_NAMESPACES:
+            raise Forbidden(f'namespaces "{name}" is forbidden: this namespace may not be '
+                            "deleted")
+        if (ns.get("spec") or {}).get("finalizers") and self._namespace_has_content(name):
+            if ns["metadata"].get("deletionTimestamp"):
+                return DeleteResult(ns, False)
+
+            def terminate(obj: Object) -> Object | None:
+                obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
+                return obj
+
+            self.store.guaranteed_update("namespaces", None, name, terminate)
+            return self.store.delete("namespaces", None, name, preconditions=preconditions,
+                                     hold=True)
+        return self.store.delete("namespaces", None, name, preconditions=preconditions)
+
+    def _namespace_has_content(self, name: str) -> bool:
+        for info in kinds.KINDS:
+            if info.namespaced and self.store.list(info.plural, namespace=name, limit=1).items:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ reads
+
+    def get(self, resource: str, namespace: str | None, name: str) -> Object:
+        info = kinds.by_plural(resource)
+        return self.store.get(resource, namespace if info.namespaced else None, name)
+
+    # ------------------------------------------------------------------ bootstrap
+
+    def ensure_system_namespaces(self) -> list[str]:
+        """Create the namespaces every cluster has; returns the names created."""
+        created = []
+        for name in SYSTEM_NAMESPACES:
+            try:
+                self.create({"apiVersion": "v1", "kind": "Namespace",
+                             "metadata": {"name": name}})
+                created.append(name)
+            except AlreadyExists:
+                pass
+        return created
+
+
+def _pod_grace(pod: Mapping[str, Any], requested: int | None) -> int:
+    """Kubernetes' pod CheckGracefulDelete: unscheduled or finished pods go at once."""
+    spec = pod.get("spec") or {}
+    phase = (pod.get("status") or {}).get("phase")
+    if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
+        return 0
+    if requested is not None:
+        return max(requested, 0)
+    return int(spec.get("terminationGracePeriodSeconds", 30))
