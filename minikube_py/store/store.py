@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..api import kinds
 from ..api.errors import (
@@ -75,6 +75,7 @@ log = logging.getLogger(__name__)
 STATE_FILE = "state.json"
 Object = dict[str, Any]
 Clock = Callable[[], float]
+T = TypeVar("T")
 
 
 class StoreWriteError(InternalError):
@@ -94,23 +95,21 @@ def format_time(ts: float) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class ListResult:
-    """A page of a list: items, the listing's resourceVersion, the next token."""
+class Page(Generic[T]):
+    """A page of a list: items, the listing's resourceVersion, the next token.
 
-    items: list[Object]
+    ``continue_token`` is set when more items match; ``remaining`` then counts them.
+    """
+
+    items: list[T]
     resource_version: int
     continue_token: str | None = None
     remaining: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RawList:
-    """Like :class:`ListResult` but items as JSON text (for the API server)."""
-
-    items: list[str]
-    resource_version: int
-    continue_token: str | None = None
-    remaining: int | None = None
+#: Items as fresh dicts (for loops) or as JSON text (for the API server).
+ListResult = Page[Object]
+RawList = Page[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,7 +397,7 @@ class Store:
         """Objects sorted by namespace/name; ``limit`` pages with a continue token."""
         entries, rv, token, remaining = self._select(
             resource, namespace, label_selector, field_selector, limit, continue_token)
-        return ListResult([json.loads(e.raw) for e in entries], rv, token, remaining)
+        return Page([json.loads(e.raw) for e in entries], rv, token, remaining)
 
     def list_raw(self, resource: str, *, namespace: str | None = None,
                  label_selector: Selector | None = None,
@@ -406,7 +405,7 @@ class Store:
                  limit: int | None = None, continue_token: str | None = None) -> RawList:
         entries, rv, token, remaining = self._select(
             resource, namespace, label_selector, field_selector, limit, continue_token)
-        return RawList([e.raw for e in entries], rv, token, remaining)
+        return Page([e.raw for e in entries], rv, token, remaining)
 
     # ------------------------------------------------------------------ writes
 
@@ -684,6 +683,6 @@ def _decode_continue(token: str) -> tuple[int, str]:
 
 
 __all__ = [
-    "DeleteResult", "Expired", "ListResult", "RawList", "Store", "StoreWriteError",
+    "DeleteResult", "Expired", "ListResult", "Page", "RawList", "Store", "StoreWriteError",
     "format_time",
 ]
