@@ -32,7 +32,9 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
-if [ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+# MINIKUBE_PY_NO_INSTALL=1 only reports (used by the tests, and for cautious admins).
+if [ -z "${MINIKUBE_PY_NO_INSTALL:-}" ] && [ -r /etc/debian_version ] \
+    && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   echo "minikube-py: installing system packages: ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
@@ -47,7 +49,9 @@ if [ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -
 fi
 
 echo "minikube-py needs these system packages, which are missing: ${missing[*]}" >&2
-if [ -r /etc/debian_version ]; then
+if [ -r /etc/debian_version ] && [ "$(id -u)" != 0 ]; then
+  echo "Install them as root with:  sudo apt-get install ${missing[*]}" >&2
+elif [ -r /etc/debian_version ]; then
   echo "Install them as root with:  apt-get install ${missing[*]}" >&2
 else
   echo "Install them with your distribution's package manager (names may differ)." >&2

@@ -163,8 +163,10 @@ class Registry:
             assert isinstance(status, dict)
             # Clients cannot create a pod in a state of their choosing.
             obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj)}
-        elif info.kind in ("Deployment", "ReplicaSet"):
-            obj["status"] = {}
+        elif info.kind == "Deployment":
+            obj["status"] = {}  # every DeploymentStatus field is omitempty
+        elif info.kind == "ReplicaSet":
+            obj["status"] = {"replicas": 0}  # ReplicaSetStatus.replicas is always serialised
         elif info.kind == "Namespace":
             obj["status"] = {"phase": "Active"}
 

@@ -106,6 +106,14 @@ def test_create_deployment_defaults(registry: Registry):
     assert created["status"] == {}
 
 
+def test_create_replicaset_status_always_has_replicas(registry: Registry):
+    rs = deployment("rs")
+    rs["kind"] = "ReplicaSet"
+    del rs["spec"]["template"]["spec"]["containers"][0]["image"]
+    rs["spec"]["template"]["spec"]["containers"][0]["image"] = "busybox:1.36"
+    assert registry.create(rs)["status"] == {"replicas": 0}
+
+
 def test_create_namespace_is_active_with_kubernetes_finalizer(registry: Registry):
     ns = registry.create({"apiVersion": "v1", "kind": "Namespace",
                           "metadata": {"name": "team"}})
