@@ -1,33 +1,113 @@
 """Wiring: builds the control plane's parts and starts and stops them in order.
 
-Today the control plane is the durable store and the registry in front of it
-(admission: decoding, defaulting, validation). The API server, scheduler,
-controllers and kubelets join here as they are built; each is a thread started
-by :meth:`ControlPlane.start` and stopped, in reverse order, by
-:meth:`ControlPlane.stop`.
+Start: store -> registry (+ system namespaces) -> bearer token -> virtual nodes
+-> one runtime and kubelet per node -> API server -> kubeconfig. Stop runs
+in reverse, so the API stops taking writes before the loops stop, and the store
+is compacted last. Every loop talks to the others only through the API
+(a :class:`~minikube_py.client.local.LocalClient`), never directly.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import secrets
 import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from .api.errors import BadRequest, NotFound
+from .apiserver import tls
+from .apiserver.server import APIServer
+from .client import kubeconfig
+from .client.local import LocalClient
+from .kubelet.kubelet import Kubelet
+from .nodes import HostInfo, NodeSpec, carve, load_config
+from .runtime.base import ContainerRuntime
+from .runtime.fake import FakeRuntime
 from .store.journal import Durability
 from .store.registry import Registry
 from .store.store import Store
 
 log = logging.getLogger(__name__)
 
+DEFAULT_PORT = 7443
+RUNTIMES = ("fake",)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything ``daemon`` (and later ``tui``) can set."""
+
+    state_dir: Path
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    nodes: int | None = None
+    config: Path | None = None
+    runtime: str = "fake"
+    overcommit: bool = False
+    durability: Durability = "flush"
+    heartbeat_interval: float = 10.0
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (or ``:PORT``, or ``PORT``) -> (host, port); errors name the problem."""
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", value
+    try:
+        number = int(port)
+    except ValueError:
+        raise ValueError(f"--listen {value!r}: the port must be a number") from None
+    if not 0 <= number <= 65535:
+        raise ValueError(f"--listen {value!r}: the port must be between 0 and 65535")
+    return host.strip("[]") or "127.0.0.1", number
+
+
+def _load_token(path: Path) -> str:
+    """The API token, created once (0600) and kept, so kubeconfigs stay valid."""
+    try:
+        token = path.read_text().strip()
+        if token:
+            return token
+    except FileNotFoundError:
+        pass
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
+    return token
+
+
+class _KubeletLogs:
+    """The API server's log source: the kubelet of the pod's node answers."""
+
+    def __init__(self, kubelets: Mapping[str, Kubelet]) -> None:
+        self._kubelets = kubelets
+
+    def logs(self, pod: Mapping[str, Any], container: str, **options: Any) -> Iterator[bytes]:
+        node = (pod.get("spec") or {}).get("nodeName", "")
+        kubelet = self._kubelets.get(node)
+        if kubelet is None:
+            raise BadRequest(f'pod "{pod["metadata"]["name"]}" is on node "{node}", which this '
+                             "control plane does not run")
+        return kubelet.logs(pod, container, **options)
+
 
 class ControlPlane:
     """One process's control plane, rooted at a state directory."""
 
-    def __init__(self, state_dir: Path, *, durability: Durability = "flush") -> None:
-        self.state_dir = state_dir
-        self._durability: Durability = durability
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.state_dir = options.state_dir
         self._store: Store | None = None
         self._registry: Registry | None = None
+        self.kubelets: dict[str, Kubelet] = {}
+        self.apiserver: APIServer | None = None
+        self.node_specs: list[NodeSpec] = []
+        self._running = False
 
     @property
     def store(self) -> Store:
@@ -41,23 +121,85 @@ class ControlPlane:
             raise RuntimeError("the control plane is not started")
         return self._registry
 
-    def start(self) -> None:
-        """Open the store (taking the state directory's lock) and seed it.
+    @property
+    def kubeconfig_path(self) -> Path:
+        return self.state_dir / "kubeconfig"
 
-        Raises :class:`~minikube_py.store.lockfile.StateDirLocked` when another
-        process owns the directory; nothing is written in that case.
-        """
+    def ready(self) -> bool:
+        return self._running
+
+    def _plan_nodes(self, host: HostInfo) -> list[NodeSpec]:
+        opts = self.options
+        if opts.runtime not in RUNTIMES:
+            raise ValueError(f"--runtime {opts.runtime!r} is not available in this version; "
+                             f"choose one of: {', '.join(RUNTIMES)}")
+        if opts.config is not None:
+            return load_config(opts.config, host, runtime=opts.runtime,
+                               overcommit=opts.overcommit)
+        return carve(opts.nodes or 3, host)
+
+    def _runtime(self) -> ContainerRuntime:
+        return FakeRuntime()
+
+    def start(self) -> None:
+        """Start every part. On failure, what was started is stopped again and the
+        error propagates (StateDirLocked, NodeConfigError, OSError for the port...)."""
         started = time.monotonic()
-        self._store = Store(self.state_dir, durability=self._durability)
-        self._registry = Registry(self._store)
-        created = self._registry.ensure_system_namespaces()
-        log.info("control plane started in %.0f ms: state %s, resourceVersion %d%s",
-                 (time.monotonic() - started) * 1000, self.state_dir,
-                 self._store.resource_version,
+        opts = self.options
+        host = HostInfo.read(self.state_dir)
+        specs = self._plan_nodes(host)  # config errors before touching any state
+        try:
+            self._store = Store(self.state_dir, durability=opts.durability)
+            self._registry = Registry(self._store)
+            created = self._registry.ensure_system_namespaces()
+            token = _load_token(self.state_dir / "token")
+            client = LocalClient(self._registry, field_manager="minikube-py")
+            self._forget_unconfigured_nodes({s.name for s in specs})
+            for spec in specs:
+                self.kubelets[spec.name] = Kubelet(
+                    client, spec, self._runtime(), host=host, state_dir=self.state_dir,
+                    heartbeat_interval=opts.heartbeat_interval)
+            self.node_specs = specs
+            for kubelet in self.kubelets.values():
+                kubelet.start()
+            ca, cert, key = tls.ensure(self.state_dir, opts.host)
+            self.apiserver = APIServer(self._registry, token=token, host=opts.host,
+                                       port=opts.port, log_source=_KubeletLogs(self.kubelets),
+                                       ready=self.ready, tls=tls.server_context(cert, key))
+            self.apiserver.start()
+            kubeconfig.write(self.kubeconfig_path, self.apiserver.url, token,
+                             ca_pem=ca.read_bytes())
+        except BaseException:
+            self.stop()
+            raise
+        self._running = True
+        log.info("control plane started in %.0f ms: %d node(s) (%s runtime), API %s, "
+                 "kubeconfig %s%s", (time.monotonic() - started) * 1000, len(specs),
+                 opts.runtime, self.apiserver.url, self.kubeconfig_path,
                  f", created namespaces {', '.join(created)}" if created else "")
 
+    def _forget_unconfigured_nodes(self, wanted: set[str]) -> None:
+        for node in self.registry.store.list("nodes").items:
+            name = node["metadata"]["name"]
+            if name not in wanted:
+                try:
+                    self.registry.delete("nodes", None, name)
+                    log.info("node %s is no longer configured: removed", name)
+                except NotFound:
+                    pass
+
     def stop(self) -> None:
-        """Stop every part; the store is compacted and its lock released. Idempotent."""
+        """Stop every part in reverse order; the store is compacted. Idempotent."""
+        self._running = False
+        if self.apiserver is not None:
+            self.apiserver.stop()
+            self.apiserver = None
+        for kubelet in self.kubelets.values():
+            try:
+                kubelet.stop()
+            except Exception:  # one stuck kubelet must not keep the store open
+                log.exception("stopping the kubelet failed")
+        self.kubelets = {}
         if self._store is not None:
             self._store.close()
             log.info("control plane stopped; state compacted in %s", self.state_dir)

@@ -18,7 +18,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from ..controlplane import ControlPlane
+from ..apiserver.server import ListenError
+from ..controlplane import DEFAULT_PORT, ControlPlane, Options, parse_listen
+from ..nodes import NodeConfigError
 from ..store.journal import JournalCorrupt
 from ..store.lockfile import StateDirLocked
 from ..store.snapshot import SnapshotError
@@ -39,6 +41,19 @@ def register(commands: Any) -> None:
         description="Run the control plane headless until SIGTERM or SIGINT.")
     p.add_argument("--state-dir", type=Path, default=None,
                    help=f"where state lives (default: {default_state_dir()})")
+    p.add_argument("--listen", default=f"127.0.0.1:{DEFAULT_PORT}", metavar="HOST:PORT",
+                   help=f"where the API listens (default 127.0.0.1:{DEFAULT_PORT}; port 0 picks "
+                        "a free one). Anything but loopback exposes the API to the network")
+    nodes = p.add_mutually_exclusive_group()
+    nodes.add_argument("--nodes", type=int, default=None, metavar="N",
+                       help="split the host evenly into N virtual nodes (default 3)")
+    nodes.add_argument("--config", type=Path, default=None, metavar="FILE",
+                       help="describe the virtual nodes one by one (YAML)")
+    p.add_argument("--runtime", default="fake", choices=["fake"],
+                   help="container runtime: fake (hollow nodes); podman arrives with the "
+                        "kubelet issue")
+    p.add_argument("--overcommit", action="store_true",
+                   help="allow node sizes that add up to more than the host")
     p.add_argument("--log-level", default="info",
                    choices=["debug", "info", "warning", "error"], help="log verbosity")
     p.add_argument("--fsync", action="store_true",
@@ -66,15 +81,28 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: cannot create state directory {state_dir}: {exc.strerror}",
               file=sys.stderr)
         return 1
+    try:
+        host, port = parse_listen(args.listen)
+        if args.nodes is not None and args.nodes < 1:
+            raise ValueError(f"--nodes {args.nodes}: there must be at least one node")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     _setup_logging(state_dir, args.log_level)
-    plane = ControlPlane(state_dir, durability="fsync" if args.fsync else "flush")
+    plane = ControlPlane(Options(
+        state_dir=state_dir, host=host, port=port, nodes=args.nodes, config=args.config,
+        runtime=args.runtime, overcommit=args.overcommit,
+        durability="fsync" if args.fsync else "flush"))
     try:
         plane.start()
-    except StateDirLocked as exc:
+    except (StateDirLocked, NodeConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except (JournalCorrupt, SnapshotError) as exc:
         log.error("cannot load state: %s", exc)
+        return 1
+    except ListenError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
 
     stop = threading.Event()

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import daemon
+from . import apply, daemon, delete, describe_cmd, events, get, logs, rollout, scale
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"minikube-py {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    daemon.register(commands)
+    for module in (daemon, apply, get, describe_cmd, delete, logs, scale, rollout, events):
+        module.register(commands)
     version = commands.add_parser("version", help="print the version")
     version.set_defaults(func=lambda _args: print(f"minikube-py {__version__}") or 0)
     return parser

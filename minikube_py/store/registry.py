@@ -39,6 +39,7 @@ from ..api.errors import (
 )
 from ..api.qos import qos_class
 from ..api.validation import check_create, check_update
+from . import patching, subresources
 from .store import DeleteResult, Object, Store, format_time
 
 #: Namespaces every cluster has, created at start-up if missing.
@@ -64,7 +65,7 @@ class Registry:
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
                  new_uid: Callable[[], str] = lambda: str(uuid.uuid4())) -> None:
         self.store = store
-        self._clock = clock
+        self.clock = clock
         self._new_uid = new_uid
 
     # ------------------------------------------------------------------ helpers
@@ -151,7 +152,7 @@ class Registry:
     def _prepare_for_create(self, info: kinds.KindInfo, obj: Object) -> None:
         meta = obj["metadata"]
         meta["uid"] = self._new_uid()
-        meta["creationTimestamp"] = format_time(self._clock())
+        meta["creationTimestamp"] = format_time(self.clock())
         for transient in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(transient, None)
         if info.kind in _GENERATION_KINDS:
@@ -181,7 +182,7 @@ class Registry:
         stale; without it the update is unconditional (retried internally so that
         validation always runs against the version actually replaced).
         """
-        if subresource not in (None, "status"):
+        if subresource not in (None, "status", "finalize"):
             raise NotFound(f'the server could not find the requested resource '
                            f'"{subresource}"')
         info = kinds.for_object(obj)
@@ -231,6 +232,14 @@ class Registry:
             meta["generation"] = old_meta["generation"]
         else:
             meta.pop("generation", None)
+        if subresource == "finalize":
+            # Namespaces only: spec.finalizers from the request, everything else kept.
+            finalizers = (new.get("spec") or {}).get("finalizers")
+            new.clear()
+            new.update(old)
+            new["metadata"] = {**old_meta, "resourceVersion": meta.get("resourceVersion")}
+            new["spec"] = {**(old.get("spec") or {}), "finalizers": finalizers or []}
+            return
         if subresource == "status":
             # Only status comes from the request; spec and metadata stay as stored.
             status = new.get("status")
@@ -307,6 +316,32 @@ class Registry:
             if info.namespaced and self.store.list(info.plural, namespace=name, limit=1).items:
                 return True
         return False
+
+    # ------------------------------------------------------------------ patch & subresources
+
+    def patch(self, resource: str, namespace: str | None, name: str, patch_type: str,
+              body: Any, *, subresource: str | None = None, field_manager: str | None = None,
+              force: bool = False, dry_run: bool = False,
+              field_validation: FieldValidation = "Strict",
+              warnings: list[str] | None = None) -> tuple[Object, bool]:
+        """PATCH (see :mod:`.patching`); returns (object, created)."""
+        return patching.patch(self, resource, namespace, name, patch_type, body,
+                              subresource=subresource, field_manager=field_manager,
+                              force=force, dry_run=dry_run, field_validation=field_validation,
+                              warnings=warnings)
+
+    def bind(self, namespace: str, name: str, node: str, *, uid: str | None = None,
+             dry_run: bool = False) -> Object:
+        """``pods/binding`` (see :mod:`.subresources`)."""
+        return subresources.bind(self, namespace, name, node, uid=uid, dry_run=dry_run)
+
+    def get_scale(self, resource: str, namespace: str, name: str) -> Object:
+        return subresources.get_scale(self, resource, namespace, name)
+
+    def update_scale(self, resource: str, namespace: str, name: str,
+                     scale: Mapping[str, Any], *, dry_run: bool = False) -> Object:
+        return subresources.update_scale(self, resource, namespace, name, scale,
+                                         dry_run=dry_run)
 
     # ------------------------------------------------------------------ reads
 

@@ -1,0 +1,287 @@
+"""The HTTP front of the control plane: a Kubernetes-compatible REST server.
+
+Contract:
+
+* Listens on 127.0.0.1 unless told otherwise; HTTP/1.1 with keep-alive, one
+  thread per connection (stdlib ``ThreadingHTTPServer``), so a slow or streaming
+  client never blocks another.
+* Every path but ``/livez``, ``/readyz``, ``/healthz`` and ``/version`` needs
+  ``Authorization: Bearer <token>``; the token is compared in constant time.
+  A missing or wrong token is a 401 ``Status``.
+* Every failure is a ``Status`` with Kubernetes' reason and code; an
+  unexpected exception is logged with its traceback and answered 500, and the
+  server keeps serving.
+* Request bodies over 3 MiB are refused with 413 before being read.
+* Streams (watch, ``log -f``) are chunked and end within about a second of
+  the client going away or the server stopping.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import select
+import ssl
+import threading
+import time
+from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from ..api.errors import (
+    InternalError,
+    NotFound,
+    RequestEntityTooLarge,
+    StatusError,
+    Unauthorized,
+)
+from ..store.registry import Registry
+from . import discovery, openapi
+from .handlers import MAX_BODY, LogSource, Request, ResourceHandlers, Response, json_response
+from .routes import resolve
+
+log = logging.getLogger(__name__)
+
+
+
+class ListenError(RuntimeError):
+    """The API server could not bind its address (in use, not permitted, ...)."""
+
+
+class APIServer:
+    """Serve ``registry`` over HTTP until :meth:`stop`."""
+
+    def __init__(self, registry: Registry, *, token: str, host: str = "127.0.0.1",
+                 port: int = 0, log_source: LogSource | None = None,
+                 ready: Callable[[], bool] = lambda: True,
+                 tls: ssl.SSLContext | None = None) -> None:
+        if not token:
+            raise ValueError("the API server needs a bearer token")
+        self._token = token.encode()
+        self._ready = ready
+        self._stopping = threading.Event()
+        self.handlers = ResourceHandlers(registry, log_source=log_source,
+                                         stopping=self._stopping.is_set)
+        try:
+            self._httpd = _Server((host, port), _Handler, self)
+        except OSError as exc:
+            hint = " (another minikube-py or cluster may be using it; choose another with " \
+                "--listen)" if exc.errno == 98 else ""
+            raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror}{hint}") from exc
+        self._tls = tls is not None
+        if tls is not None:
+            # Handshakes happen in each connection's thread (see _Handler.setup), so a
+            # slow or hostile client cannot stall the accept loop.
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True,
+                                                 do_handshake_on_connect=False)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self._httpd.server_address[:2]
+        return str(host), int(port)
+
+    @property
+    def url(self) -> str:
+        host, port = self.address
+        scheme = "https" if self._tls else "http"
+        return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._httpd.serve_forever,
+                                        kwargs={"poll_interval": 0.5}, name="apiserver",
+                                        daemon=True)
+        self._thread.start()
+        log.info("API server listening on %s", self.url)
+
+    def stop(self) -> None:
+        """Stop accepting, end every stream, close the socket. Idempotent."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._httpd.server_close()
+
+    # ------------------------------------------------------------------ routing
+
+    def authorized(self, headers: Mapping[str, str]) -> bool:
+        auth = headers.get("authorization", "")
+        scheme, _, token = auth.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(),
+                                                                  self._token)
+
+    def route(self, req: Request) -> Response:
+        path = req.path.rstrip("/") or "/"
+        if path in ("/livez", "/healthz"):
+            return Response(200, b"ok", "text/plain")
+        if path == "/readyz":
+            if self._ready() and not self._stopping.is_set():
+                return Response(200, b"ok", "text/plain")
+            return Response(500, b"readyz check failed: control plane is not running",
+                            "text/plain")
+        if path == "/version":
+            return json_response(discovery.version())
+        if not self.authorized(req.headers):
+            raise Unauthorized("Unauthorized")
+        target = resolve(path)
+        if target is not None:
+            return self.handlers.handle(target, req)
+        return self._non_resource(path, req)
+
+    def _non_resource(self, path: str, req: Request) -> Response:
+        host = req.headers.get("host", "127.0.0.1")
+        if path == "/api":
+            return json_response(discovery.api_versions(host))
+        if path == "/apis":
+            return json_response(discovery.api_group_list())
+        if path == "/api/v1":
+            return json_response(discovery.resource_list("", "v1"))
+        parts = path.strip("/").split("/")
+        if parts[0] == "apis" and len(parts) == 2:
+            group = discovery.api_group(parts[1])
+            if group is not None:
+                return json_response(group)
+        if parts[0] == "apis" and len(parts) == 3:
+            listing = discovery.resource_list(parts[1], parts[2])
+            if listing is not None:
+                return json_response(listing)
+        if path == "/openapi/v3":
+            return json_response(openapi.index())
+        if path.startswith("/openapi/v3/"):
+            doc = openapi.documents().get(path[len("/openapi/v3/"):])
+            if doc is not None:
+                return Response(200, doc[0], headers=[("Cache-Control", "public, immutable")])
+        raise NotFound(f'the server could not find the requested resource "{path}"')
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
+                 api: APIServer) -> None:
+        self.api = api
+        super().__init__(address, handler)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "minikube-py"
+    sys_version = ""
+    timeout = 600  # an idle keep-alive connection's thread goes after 10 minutes
+    server: _Server
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def setup(self) -> None:
+        if isinstance(self.request, ssl.SSLSocket):
+            self.request.settimeout(30)
+            try:
+                self.request.do_handshake()
+            except (ssl.SSLError, OSError) as exc:
+                log.debug("TLS handshake with %s failed: %s", self.client_address, exc)
+                self.request.close()
+                raise ConnectionAbortedError from exc
+            self.request.settimeout(self.timeout)
+        super().setup()
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (ConnectionAbortedError, ssl.SSLError, TimeoutError):
+            self.close_connection = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+    # ------------------------------------------------------------------ serving
+
+    def _serve(self, method: str) -> None:
+        started = time.monotonic()
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        try:
+            split = urlsplit(self.path)
+            query = dict(parse_qsl(split.query, keep_blank_values=True))
+            body = self._read_body(headers)
+            req = Request(method, unquote(split.path), query, headers, body)
+            resp = self.server.api.route(req)
+        except StatusError as exc:
+            resp = json_response(exc.to_status(), exc.code)
+        except Exception:
+            log.exception("internal error serving %s %s", method, self.path)
+            err = InternalError(f"an internal error occurred serving {method} {self.path}; "
+                                "see the daemon log")
+            resp = json_response(err.to_status(), 500)
+        self._send(resp)
+        log.debug("%s %s -> %d in %.1f ms", method, self.path, resp.status,
+                  (time.monotonic() - started) * 1000)
+
+    def _read_body(self, headers: dict[str, str]) -> bytes:
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            self.close_connection = True
+            raise RequestEntityTooLarge("chunked request bodies are not supported; send "
+                                        "Content-Length")
+        length = int(headers.get("content-length") or 0)
+        if length > MAX_BODY:
+            self.close_connection = True  # unread body: the connection cannot be reused
+            raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY}")
+        return self.rfile.read(length) if length else b""
+
+    def _alive(self) -> bool:
+        """False once the client has closed its end.
+
+        While a stream is being sent, a client never sends anything (no client
+        pipelines requests behind a watch), so a readable socket means EOF or a TLS
+        close_notify: the client is gone.
+        """
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return not readable
+        except (OSError, ValueError):
+            return False
+
+    def _send(self, resp: Response) -> None:
+        try:
+            self.send_response(resp.status)
+            self.send_header("Content-Type", resp.content_type)
+            for name, value in resp.headers:
+                self.send_header(name, value)
+            if resp.stream is None:
+                self.send_header("Content-Length", str(len(resp.body)))
+                self.end_headers()
+                self.wfile.write(resp.body)
+                return
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.flush()
+            for chunk in resp.stream(self._alive):
+                if chunk:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True
+        except Exception:
+            # Headers are gone already: all we can do is log and drop the connection,
+            # which the client sees as the end of the stream.
+            log.exception("stream for %s failed", self.path)
+            self.close_connection = True
+
+
+__all__ = ["APIServer"]

@@ -1,0 +1,101 @@
+"""``minikube-py delete KIND NAME... | -f FILE`` with kubectl's flags and wording.
+
+By default it waits until the objects are really gone (a pod's grace period,
+finalizers), as ``kubectl delete`` does; ``--wait=false`` returns at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from ..api import kinds
+from ..api.errors import NotFound, StatusError
+from ..api.manifest import load_paths
+from ..client.http import HTTPClient
+from .common import client_options, connect, handles_errors, namespace, quoted_ref, server_error
+
+
+def register(commands: Any) -> None:
+    p: argparse.ArgumentParser = commands.add_parser(
+        "delete", parents=[client_options()], help="delete objects",
+        description="Delete objects by kind and name, or those in manifests.")
+    p.add_argument("kind", nargs="?", help="kind (pods, deploy, ...)")
+    p.add_argument("names", nargs="*", help="names")
+    p.add_argument("-f", "--filename", action="append", help="manifests naming the objects")
+    p.add_argument("-R", "--recursive", action="store_true")
+    p.add_argument("--grace-period", type=int, default=None,
+                   help="seconds to let pods stop (0 with --force: at once)")
+    p.add_argument("--force", action="store_true", help="with --grace-period=0: do not wait "
+                   "for the kubelet to confirm")
+    p.add_argument("--cascade", choices=["background", "foreground", "orphan"],
+                   default="background")
+    p.add_argument("--wait", default="true", choices=["true", "false"],
+                   help="wait until the objects are gone (default true)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait at most")
+    p.set_defaults(func=run)
+
+
+@handles_errors
+def run(args: argparse.Namespace) -> int:
+    client = connect(args)
+    default_ns = namespace(args, client)
+    targets: list[tuple[kinds.KindInfo, str | None, str]] = []
+    if args.filename:
+        for m in load_paths(args.filename, recursive=args.recursive, stdin=sys.stdin):
+            info = kinds.for_object(m.obj)
+            meta = m.obj.get("metadata") or {}
+            ns = (meta.get("namespace") or default_ns) if info.namespaced else None
+            targets.append((info, ns, str(meta.get("name"))))
+    elif args.kind and args.names:
+        info = kinds.resolve(args.kind)
+        targets = [(info, default_ns if info.namespaced else None, n) for n in args.names]
+    else:
+        print("error: you must specify the objects to delete: KIND NAME... or -f FILE",
+              file=sys.stderr)
+        return 1
+    grace = args.grace_period
+    if args.force and grace is None:
+        grace = 0
+    failures = 0
+    pending = []
+    for info, ns, name in targets:
+        try:
+            client.delete(info.plural, ns, name, grace_period_seconds=grace,
+                          propagation_policy=args.cascade.capitalize())
+            pending.append((info, ns, name))
+        except StatusError as exc:
+            print(server_error(exc), file=sys.stderr)
+            failures += 1
+    if args.wait == "true":
+        _wait_gone(client, pending, args.timeout)
+    for info, _, name in pending:
+        print(f"{quoted_ref(info, name)} deleted")
+    return 1 if failures else 0
+
+
+def _wait_gone(client: HTTPClient, targets: list[tuple[kinds.KindInfo, str | None, str]],
+               timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    for info, ns, name in targets:
+        while time.monotonic() < deadline:
+            try:
+                obj = client.get(info.plural, ns, name)
+            except NotFound:
+                break
+            # Watch the one object until it goes, instead of polling it.
+            stream = client.watch(info.plural, namespace=ns,
+                                  field_selector=f"metadata.name={name}",
+                                  resource_version=obj["metadata"]["resourceVersion"])
+            try:
+                while time.monotonic() < deadline:
+                    ev = stream.next(timeout=min(1.0, max(0.0, deadline - time.monotonic())))
+                    if ev is not None and ev.type == "DELETED":
+                        break
+                else:
+                    continue
+                break
+            finally:
+                stream.stop()

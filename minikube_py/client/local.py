@@ -1,0 +1,95 @@
+"""The in-process client: the control plane's own loops talk to the registry
+through it, with the same contract as the HTTP client and no serialisation
+beyond what isolation needs (objects are still fresh copies)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..api import kinds
+from ..api.fields import parse_field_selector
+from ..api.labels import parse_selector
+from ..store.registry import Registry
+from ..store.watch import Watch
+from .base import Event, Object, ObjectList
+
+
+class LocalWatch:
+    """A :class:`~.base.WatchStream` over a store watch."""
+
+    def __init__(self, watch: Watch) -> None:
+        self._watch = watch
+
+    def next(self, timeout: float | None = None) -> Event | None:
+        ev = self._watch.next(timeout)
+        return None if ev is None else Event(ev.type, ev.object)
+
+    def stop(self) -> None:
+        self._watch.stop()
+
+    def __iter__(self) -> Iterator[Event]:
+        for ev in self._watch:
+            yield Event(ev.type, ev.object)
+
+
+class LocalClient:
+    """:class:`~.base.Client` over a :class:`Registry` in the same process."""
+
+    def __init__(self, registry: Registry, *, field_manager: str = "minikube-py") -> None:
+        self.registry = registry
+        self.store = registry.store
+        self.field_manager = field_manager
+
+    def get(self, resource: str, namespace: str | None, name: str) -> Object:
+        return self.registry.get(resource, namespace, name)
+
+    def list(self, resource: str, *, namespace: str | None = None,
+             label_selector: str | None = None, field_selector: str | None = None,
+             limit: int | None = None, continue_token: str | None = None) -> ObjectList:
+        page = self.store.list(
+            resource, namespace=namespace,
+            label_selector=parse_selector(label_selector) if label_selector else None,
+            field_selector=parse_field_selector(field_selector) if field_selector else None,
+            limit=limit, continue_token=continue_token)
+        return ObjectList(page.items, str(page.resource_version), page.continue_token)
+
+    def watch(self, resource: str, *, namespace: str | None = None,
+              label_selector: str | None = None, field_selector: str | None = None,
+              resource_version: str | None = None) -> LocalWatch:
+        return LocalWatch(self.store.watch(
+            resource, namespace=namespace,
+            label_selector=parse_selector(label_selector) if label_selector else None,
+            field_selector=parse_field_selector(field_selector) if field_selector else None,
+            resource_version=resource_version))
+
+    def create(self, obj: Mapping[str, Any], *, namespace: str | None = None) -> Object:
+        return self.registry.create(obj, namespace=namespace)
+
+    def update(self, obj: Mapping[str, Any], *, subresource: str | None = None) -> Object:
+        return self.registry.update(obj, subresource=subresource)
+
+    def patch(self, resource: str, namespace: str | None, name: str, patch_type: str,
+              body: Any, *, subresource: str | None = None,
+              field_manager: str | None = None, force: bool = False) -> Object:
+        obj, _ = self.registry.patch(resource, namespace, name, patch_type, body,
+                                     subresource=subresource,
+                                     field_manager=field_manager or self.field_manager,
+                                     force=force)
+        return obj
+
+    def delete(self, resource: str, namespace: str | None, name: str, *,
+               grace_period_seconds: int | None = None,
+               propagation_policy: str | None = None,
+               preconditions: Mapping[str, str] | None = None) -> Object:
+        return self.registry.delete(resource, namespace, name,
+                                    grace_period_seconds=grace_period_seconds,
+                                    propagation_policy=propagation_policy,
+                                    preconditions=preconditions).object
+
+    def bind(self, namespace: str, name: str, node: str) -> None:
+        self.registry.bind(namespace, name, node)
+
+    @staticmethod
+    def info(resource: str) -> kinds.KindInfo:
+        return kinds.by_plural(resource)

@@ -1,0 +1,145 @@
+"""Node registration and heartbeat: the kubelet's ``Node`` object.
+
+:class:`NodeStatusReporter` promises:
+
+* :meth:`~NodeStatusReporter.register` creates the node from
+  :func:`minikube_py.nodes.node_object` (capacity, allocatable, addresses,
+  nodeInfo, conditions) or, if a Node of that name exists, updates it in
+  place: our labels are merged over the existing ones, capacity, addresses
+  and nodeInfo are refreshed, and the spec (taints, ``unschedulable`` set by a
+  cordon) is left alone, as the kubelet does on re-registration.
+* :meth:`~NodeStatusReporter.heartbeat` writes ``status`` through the
+  ``status`` subresource: conditions from :class:`~minikube_py.nodes.HostReadings`
+  (``lastHeartbeatTime`` now, ``lastTransitionTime`` kept while unchanged),
+  Ready False with ``container runtime is down`` when the runtime does not
+  answer, and ``status.images`` from the runtime (largest 50 first, as the
+  kubelet reports). A Conflict is retried against a fresh copy.
+* A Node deleted while the kubelet runs is not recreated by the heartbeat
+  (as in Kubernetes: it comes back when the kubelet registers again).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..api.errors import AlreadyExists, Conflict, NotFound
+from ..client.base import Client, Object
+from ..nodes import HostInfo, HostReadings, NodeSpec, node_conditions, node_object
+from ..runtime.base import ContainerRuntime, Image
+from .status import rfc3339
+
+__all__ = ["MAX_NODE_IMAGES", "NodeStatusReporter"]
+
+log = logging.getLogger(__name__)
+
+#: The kubelet's ``--node-status-max-images`` default.
+MAX_NODE_IMAGES = 50
+
+
+class NodeStatusReporter:
+    """Registers one node and keeps its status fresh (see the module contract)."""
+
+    def __init__(self, client: Client, node: NodeSpec, runtime: ContainerRuntime, *,
+                 host: HostInfo, state_dir: Path, clock: Callable[[], float],
+                 kubelet_version: str,
+                 readings: Callable[[Path], HostReadings] = HostReadings.read) -> None:
+        self.client = client
+        self.node = node
+        self.runtime = runtime
+        self.host = host
+        self.state_dir = state_dir
+        self.clock = clock
+        self.kubelet_version = kubelet_version
+        self._readings = readings
+        self.registered = False
+
+    # ------------------------------------------------------------------ pieces
+
+    def _runtime_state(self) -> tuple[bool, str, list[Image]]:
+        """(ready, message, images); the runtime answering is what Ready means here."""
+        try:
+            images = self.runtime.list_images()
+        except Exception as exc:  # any failure of the runtime makes the node NotReady
+            return False, f"container runtime is down: {exc}", []
+        return True, "kubelet is posting ready status", images
+
+    @staticmethod
+    def _images(images: list[Image]) -> list[dict[str, Any]]:
+        ordered = sorted(images, key=lambda i: (-i.size_bytes, i.id))[:MAX_NODE_IMAGES]
+        return [{"names": list(i.names) or [i.id], "sizeBytes": i.size_bytes}
+                for i in ordered]
+
+    def _conditions(self, previous: list[dict[str, Any]] | None, ready: bool,
+                    message: str) -> list[dict[str, Any]]:
+        return node_conditions(self._readings(self.state_dir), now=rfc3339(self.clock()),
+                               previous=previous, ready=ready, ready_message=message)
+
+    def _desired(self, previous: list[dict[str, Any]] | None) -> Object:
+        ready, message, images = self._runtime_state()
+        obj = node_object(self.node, self.host,
+                          runtime_version=f"{self.runtime.name}://{self.runtime.version}",
+                          kubelet_version=self.kubelet_version, now=rfc3339(self.clock()),
+                          conditions=self._conditions(previous, ready, message))
+        if images:
+            obj["status"]["images"] = self._images(images)
+        return obj
+
+    # ------------------------------------------------------------------ verbs
+
+    def register(self) -> Object:
+        """Create or reconcile the Node object; returns it as stored."""
+        desired = self._desired(None)
+        try:
+            created = self.client.create(desired)
+        except AlreadyExists:
+            pass
+        else:
+            self.registered = True
+            # Creating through the main resource may drop status; write it as well.
+            return self._write_status(created, desired["status"])
+        for _ in range(10):
+            existing = self.client.get("nodes", None, self.node.name)
+            meta = existing["metadata"]
+            labels = {**(meta.get("labels") or {}), **desired["metadata"]["labels"]}
+            if labels != meta.get("labels"):
+                existing = self.client.update({**existing, "metadata": {**meta,
+                                                                        "labels": labels}})
+            status = self._desired((existing.get("status") or {}).get("conditions"))["status"]
+            try:
+                stored = self._write_status(existing, status)
+            except Conflict:
+                continue
+            self.registered = True
+            return stored
+        raise Conflict.of("nodes", self.node.name, "too many concurrent updates at registration")
+
+    def _write_status(self, node: Object, status: dict[str, Any]) -> Object:
+        return self.client.update({**node, "status": status}, subresource="status")
+
+    def heartbeat(self) -> Object | None:
+        """Post a fresh status; ``None`` if the Node no longer exists."""
+        for _ in range(5):
+            try:
+                node = self.client.get("nodes", None, self.node.name)
+            except NotFound:
+                log.warning("node %s: the Node object was deleted; not recreating it "
+                            "until the kubelet restarts", self.node.name)
+                return None
+            old = node.get("status") or {}
+            status = dict(old)
+            ready, message, images = self._runtime_state()
+            status["conditions"] = self._conditions(old.get("conditions"), ready, message)
+            if images:
+                status["images"] = self._images(images)
+            else:
+                status.pop("images", None)
+            try:
+                return self._write_status(node, status)
+            except Conflict:
+                continue
+            except NotFound:
+                return None
+        raise Conflict.of("nodes", self.node.name, "too many concurrent status updates")

@@ -1,0 +1,71 @@
+"""Container runtimes: the CRI-shaped :class:`ContainerRuntime` protocol the
+kubelet drives, and :class:`FakeRuntime` (in memory, for tests and hollow
+nodes). See :mod:`.base` for the contract. This package imports only
+:mod:`minikube_py.api` (and the standard library)."""
+
+from __future__ import annotations
+
+from .base import (
+    CONTAINER_CREATED,
+    CONTAINER_EXITED,
+    CONTAINER_RUNNING,
+    CONTAINER_UNKNOWN,
+    LABEL_CONTAINER_NAME,
+    LABEL_NAME,
+    LABEL_NAMESPACE,
+    LABEL_NODE,
+    LABEL_POD_UID,
+    LABEL_RESTART_COUNT,
+    SANDBOX_NOTREADY,
+    SANDBOX_READY,
+    ContainerConfig,
+    ContainerNotFound,
+    ContainerRuntime,
+    ContainerRuntimeError,
+    ContainerStatus,
+    Image,
+    ImageNotFound,
+    InvalidState,
+    Mount,
+    PortMapping,
+    RuntimeEvent,
+    RuntimeEventStream,
+    Sandbox,
+    SandboxConfig,
+    SandboxNotFound,
+    SecurityConfig,
+)
+from .fake import FAKE_EXIT_CODE, FakeRuntime
+
+__all__ = [
+    "CONTAINER_CREATED",
+    "CONTAINER_EXITED",
+    "CONTAINER_RUNNING",
+    "CONTAINER_UNKNOWN",
+    "FAKE_EXIT_CODE",
+    "LABEL_CONTAINER_NAME",
+    "LABEL_NAME",
+    "LABEL_NAMESPACE",
+    "LABEL_NODE",
+    "LABEL_POD_UID",
+    "LABEL_RESTART_COUNT",
+    "SANDBOX_NOTREADY",
+    "SANDBOX_READY",
+    "ContainerConfig",
+    "ContainerNotFound",
+    "ContainerRuntime",
+    "ContainerRuntimeError",
+    "ContainerStatus",
+    "FakeRuntime",
+    "Image",
+    "ImageNotFound",
+    "InvalidState",
+    "Mount",
+    "PortMapping",
+    "RuntimeEvent",
+    "RuntimeEventStream",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxNotFound",
+    "SecurityConfig",
+]

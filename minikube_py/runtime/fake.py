@@ -1,0 +1,413 @@
+"""FakeRuntime: an in-memory, instant :class:`~.base.ContainerRuntime`.
+
+For unit tests and hollow nodes in scale benchmarks (like Kubernetes'
+kubemark). Nothing runs; state changes happen at once, under one lock.
+
+Behaviour tests can rely on:
+
+* **Images** pull instantly; the id is ``sha256:`` + the SHA-256 of the
+  reference. A reference in ``missing_images`` fails to pull with
+  :class:`~.base.ImageNotFound`; ``preloaded_images`` are present from the
+  start (for ``imagePullPolicy: Never``). Creating a container needs its image
+  present, as in CRI.
+* **Containers**: an init container exits 0 right after it starts, so pods
+  progress. An app container runs until stopped, unless its environment sets
+  ``FAKE_EXIT_CODE=<n>``: then it exits with ``n`` right after starting
+  (reason ``Completed`` for 0, ``Error`` otherwise). Stopping a running
+  container is a SIGTERM the fake honours at once: exit code 143, reason
+  ``Error`` (what a shell-less process killed by SIGTERM reports).
+* **Sandboxes** get IPs unique within this instance, counting up from
+  ``<network>.0.2`` (default network ``10.88.0.0/16``: 10.88.0.2,
+  10.88.0.3, ... 10.88.1.1, ...).
+* **Logs**: each start writes a few lines, the first being
+  ``<RFC3339> started <image> as <namespace>/<pod>/<container>``; an exit adds
+  one more. ``follow`` waits on a condition variable (no polling) and ends when
+  the container stops or ``alive()`` turns False.
+* **Time** comes from the injected ``clock``.
+* **Events** (:meth:`FakeRuntime.events`) are delivered for every change.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import ipaddress
+import itertools
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from .base import (
+    CONTAINER_CREATED,
+    CONTAINER_EXITED,
+    CONTAINER_RUNNING,
+    EVENT_CONTAINER_CREATED,
+    EVENT_CONTAINER_DELETED,
+    EVENT_CONTAINER_STARTED,
+    EVENT_CONTAINER_STOPPED,
+    EVENT_SANDBOX_DELETED,
+    EVENT_SANDBOX_READY,
+    EVENT_SANDBOX_STOPPED,
+    SANDBOX_NOTREADY,
+    SANDBOX_READY,
+    ContainerConfig,
+    ContainerNotFound,
+    ContainerStatus,
+    Image,
+    ImageNotFound,
+    InvalidState,
+    RuntimeEvent,
+    Sandbox,
+    SandboxConfig,
+    SandboxNotFound,
+)
+
+__all__ = ["FAKE_EXIT_CODE", "FakeRuntime", "rfc3339_nano"]
+
+#: Environment variable that makes an app container exit right after start.
+FAKE_EXIT_CODE = "FAKE_EXIT_CODE"
+_SIGTERM_EXIT = 143
+#: How often a following log reader re-checks ``alive()`` while idle.
+_ALIVE_CHECK_SECONDS = 0.5
+
+
+def rfc3339_nano(ts: float) -> str:
+    """``2027-01-15T08:00:00.123456789Z`` (what ``--timestamps`` prints)."""
+    ns = round(ts * 1e9)
+    base = datetime.fromtimestamp(ns // 1_000_000_000, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{base}.{ns % 1_000_000_000:09d}Z"
+
+
+def _rfc3339(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _image_id(image: str) -> str:
+    return "sha256:" + hashlib.sha256(image.encode()).hexdigest()
+
+
+@dataclass
+class _Sandbox:
+    sandbox: Sandbox
+    config: SandboxConfig
+
+
+@dataclass
+class _Container:
+    status: ContainerStatus
+    config: ContainerConfig
+    logs: list[tuple[float, bytes]] = field(default_factory=list)
+
+
+class _EventStream:
+    """One subscriber's queue of :class:`RuntimeEvent`."""
+
+    def __init__(self, owner: FakeRuntime) -> None:
+        self._owner = owner
+        self._cond = threading.Condition()
+        self._events: collections.deque[RuntimeEvent] = collections.deque()
+        self._stopped = False
+
+    def push(self, event: RuntimeEvent) -> None:
+        with self._cond:
+            self._events.append(event)
+            self._cond.notify_all()
+
+    def next(self, timeout: float | None = None) -> RuntimeEvent | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while not self._events and not self._stopped:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return None
+                self._cond.wait(remaining)
+            if self._stopped:
+                return None
+            return self._events.popleft()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        self._owner._unsubscribe(self)
+
+
+class FakeRuntime:
+    """See the module docstring."""
+
+    name = "fake"
+    version = "0.1.0"
+
+    def __init__(self, *, clock: Callable[[], float] = time.time,
+                 missing_images: Iterable[str] = (), preloaded_images: Iterable[str] = (),
+                 network: str = "10.88.0.0/16") -> None:
+        self._clock = clock
+        self.missing_images = set(missing_images)
+        self._cond = threading.Condition()
+        self._images: dict[str, Image] = {}
+        self._sandboxes: dict[str, _Sandbox] = {}
+        self._containers: dict[str, _Container] = {}
+        self._ids = itertools.count(1)
+        self._network = ipaddress.IPv4Network(network)
+        self._next_host = 2  # .0 is the network, .1 the gateway (as podman's bridge)
+        self._subscribers: list[_EventStream] = []
+        for image in preloaded_images:
+            self._images[image] = self._make_image(image)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _new_id(self) -> str:
+        return hashlib.sha256(f"{id(self)}/{next(self._ids)}".encode()).hexdigest()
+
+    @staticmethod
+    def _make_image(image: str) -> Image:
+        digest = hashlib.sha256(image.encode()).digest()
+        # A stable, plausible size between 1 MiB and ~65 MiB.
+        size = (1 + int.from_bytes(digest[:2], "big") // 1024) * 1024 * 1024
+        return Image(_image_id(image), (image,), size)
+
+    def _emit(self, type_: str, sandbox_id: str, container_id: str,
+              labels: Mapping[str, str]) -> None:
+        event = RuntimeEvent(type_, sandbox_id, container_id, dict(labels), self._clock())
+        for stream in list(self._subscribers):
+            stream.push(event)
+
+    def _unsubscribe(self, stream: _EventStream) -> None:
+        with self._cond:
+            if stream in self._subscribers:
+                self._subscribers.remove(stream)
+
+    def _container(self, container_id: str) -> _Container:
+        try:
+            return self._containers[container_id]
+        except KeyError:
+            raise ContainerNotFound(container_id) from None
+
+    def _log(self, c: _Container, text: str) -> None:
+        now = self._clock()
+        c.logs.append((now, f"{_rfc3339(now)} {text}\n".encode()))
+
+    def _exit(self, c: _Container, code: int, why: str) -> None:
+        now = self._clock()
+        reason = "Completed" if code == 0 else "Error"
+        self._log(c, f"{why}; exiting with code {code}")
+        c.status = replace(c.status, state=CONTAINER_EXITED, exit_code=code, reason=reason,
+                           finished_at=now)
+        self._emit(EVENT_CONTAINER_STOPPED, c.status.sandbox_id, c.status.id, c.status.labels)
+
+    # ------------------------------------------------------------------ sandboxes
+
+    def run_sandbox(self, config: SandboxConfig) -> Sandbox:
+        with self._cond:
+            host = self._next_host
+            while (host & 0xFF) in (0, 0xFF):
+                host += 1  # skip .0 and .255 so every address looks ordinary
+            if host >= self._network.num_addresses - 1:
+                raise InvalidState(f"no free pod IP left in {self._network}")
+            self._next_host = host + 1
+            ip = str(self._network.network_address + host)
+            sandbox = Sandbox(self._new_id(), ip, SANDBOX_READY, dict(config.labels),
+                              self._clock())
+            self._sandboxes[sandbox.id] = _Sandbox(sandbox, config)
+            self._emit(EVENT_SANDBOX_READY, sandbox.id, "", sandbox.labels)
+            self._cond.notify_all()
+            return sandbox
+
+    def stop_sandbox(self, sandbox_id: str, timeout: float = 0) -> None:
+        with self._cond:
+            entry = self._sandboxes.get(sandbox_id)
+            if entry is None:
+                return
+            for c in self._containers.values():
+                if c.status.sandbox_id == sandbox_id and c.status.state == CONTAINER_RUNNING:
+                    self._exit(c, _SIGTERM_EXIT, "received SIGTERM")
+            if entry.sandbox.state != SANDBOX_NOTREADY:
+                entry.sandbox = replace(entry.sandbox, state=SANDBOX_NOTREADY)
+                self._emit(EVENT_SANDBOX_STOPPED, sandbox_id, "", entry.sandbox.labels)
+            self._cond.notify_all()
+
+    def remove_sandbox(self, sandbox_id: str) -> None:
+        with self._cond:
+            entry = self._sandboxes.pop(sandbox_id, None)
+            if entry is None:
+                return
+            for cid in [cid for cid, c in self._containers.items()
+                        if c.status.sandbox_id == sandbox_id]:
+                self._remove_locked(cid)
+            self._emit(EVENT_SANDBOX_DELETED, sandbox_id, "", entry.sandbox.labels)
+            self._cond.notify_all()
+
+    def list_sandboxes(self, labels: Mapping[str, str] | None = None) -> list[Sandbox]:
+        wanted = dict(labels or {})
+        with self._cond:
+            return [e.sandbox for e in self._sandboxes.values()
+                    if all(e.sandbox.labels.get(k) == v for k, v in wanted.items())]
+
+    # ------------------------------------------------------------------ images
+
+    def pull_image(self, image: str) -> str:
+        with self._cond:
+            if image in self.missing_images:
+                raise ImageNotFound(image, "manifest unknown (FakeRuntime.missing_images)")
+            found = self._images.get(image)
+            if found is None:
+                found = self._images[image] = self._make_image(image)
+            return found.id
+
+    def image_status(self, image: str) -> Image | None:
+        with self._cond:
+            return self._images.get(image)
+
+    def list_images(self) -> list[Image]:
+        with self._cond:
+            return list(self._images.values())
+
+    # ------------------------------------------------------------------ containers
+
+    def create_container(self, sandbox_id: str, config: ContainerConfig) -> str:
+        with self._cond:
+            entry = self._sandboxes.get(sandbox_id)
+            if entry is None:
+                raise SandboxNotFound(sandbox_id)
+            if entry.sandbox.state != SANDBOX_READY:
+                raise InvalidState(f'pod sandbox "{sandbox_id}" is not ready')
+            image = self._images.get(config.image)
+            if image is None:
+                raise ImageNotFound(config.image, "not present locally; pull it first")
+            status = ContainerStatus(
+                id=self._new_id(), sandbox_id=sandbox_id, name=config.name,
+                image=config.image, image_id=image.id, state=CONTAINER_CREATED,
+                created_at=self._clock(), labels=dict(config.labels))
+            self._containers[status.id] = _Container(status, config)
+            self._emit(EVENT_CONTAINER_CREATED, sandbox_id, status.id, status.labels)
+            return status.id
+
+    def start_container(self, container_id: str) -> None:
+        with self._cond:
+            c = self._container(container_id)
+            if c.status.state != CONTAINER_CREATED:
+                raise InvalidState(f'container "{container_id}" is {c.status.state}, '
+                                   "not created: it cannot be started")
+            sb = self._sandboxes[c.status.sandbox_id].config
+            c.status = replace(c.status, state=CONTAINER_RUNNING, started_at=self._clock())
+            cfg = c.config
+            self._log(c, f"started {cfg.image} as {sb.namespace}/{sb.name}/{cfg.name}")
+            argv = " ".join((*cfg.command, *cfg.args)) or "<image entrypoint>"
+            self._log(c, f"running {argv}")
+            self._emit(EVENT_CONTAINER_STARTED, c.status.sandbox_id, c.status.id,
+                       c.status.labels)
+            exit_code = self._planned_exit(cfg)
+            if exit_code is not None:
+                self._exit(c, exit_code, "done" if exit_code == 0 else "failed")
+            else:
+                self._log(c, "ready")
+            self._cond.notify_all()
+
+    @staticmethod
+    def _planned_exit(cfg: ContainerConfig) -> int | None:
+        for name, value in reversed(cfg.env):  # the last definition wins, as in a shell
+            if name == FAKE_EXIT_CODE:
+                try:
+                    return int(value)
+                except ValueError:
+                    return 1
+        return 0 if cfg.init else None
+
+    def stop_container(self, container_id: str, timeout_seconds: float = 0) -> None:
+        with self._cond:
+            c = self._containers.get(container_id)
+            if c is None or c.status.state == CONTAINER_EXITED:
+                return
+            if c.status.state == CONTAINER_RUNNING:
+                self._exit(c, _SIGTERM_EXIT, "received SIGTERM")
+            else:  # created, never started: nothing ran
+                c.status = replace(c.status, state=CONTAINER_EXITED, exit_code=0,
+                                   reason="Completed", finished_at=self._clock())
+                self._emit(EVENT_CONTAINER_STOPPED, c.status.sandbox_id, c.status.id,
+                           c.status.labels)
+            self._cond.notify_all()
+
+    def _remove_locked(self, container_id: str) -> None:
+        c = self._containers.pop(container_id, None)
+        if c is not None:
+            self._emit(EVENT_CONTAINER_DELETED, c.status.sandbox_id, container_id,
+                       c.status.labels)
+
+    def remove_container(self, container_id: str) -> None:
+        with self._cond:
+            self._remove_locked(container_id)
+            self._cond.notify_all()
+
+    def list_containers(self, sandbox_id: str | None = None) -> list[ContainerStatus]:
+        with self._cond:
+            return [c.status for c in self._containers.values()
+                    if sandbox_id is None or c.status.sandbox_id == sandbox_id]
+
+    # ------------------------------------------------------------------ logs
+
+    def container_logs(self, container_id: str, *, follow: bool = False,
+                       tail_lines: int | None = None, timestamps: bool = False,
+                       since_seconds: float | None = None, limit_bytes: int | None = None,
+                       alive: Callable[[], bool] | None = None) -> Iterator[bytes]:
+        with self._cond:
+            c = self._container(container_id)
+            lines = list(c.logs)
+        offset = len(lines)
+        since = None if since_seconds is None else self._clock() - since_seconds
+        if since is not None:
+            lines = [(ts, line) for ts, line in lines if ts >= since]
+        if tail_lines is not None:
+            lines = lines[-tail_lines:] if tail_lines > 0 else []
+        return self._stream(c, lines, offset=offset, follow=follow, timestamps=timestamps,
+                            limit_bytes=limit_bytes, alive=alive)
+
+    def _stream(self, c: _Container, lines: list[tuple[float, bytes]], *, offset: int,
+                follow: bool, timestamps: bool, limit_bytes: int | None,
+                alive: Callable[[], bool] | None) -> Iterator[bytes]:
+        """``lines`` (already filtered), then, with ``follow``, every line
+        written from index ``offset`` on until the container stops."""
+        budget = limit_bytes
+
+        def emit(ts: float, line: bytes) -> bytes:
+            nonlocal budget
+            out = (rfc3339_nano(ts).encode() + b" " + line) if timestamps else line
+            if budget is not None:
+                out = out[:budget]
+                budget -= len(out)
+            return out
+
+        for ts, line in lines:
+            if budget is not None and budget <= 0:
+                return
+            yield emit(ts, line)
+        if not follow:
+            return
+
+        def stopped() -> bool:
+            return (c.status.state == CONTAINER_EXITED or c.status.id not in self._containers
+                    or (alive is not None and not alive()))
+
+        while True:
+            with self._cond:
+                while len(c.logs) <= offset and not stopped():
+                    # alive() cannot notify us, so wake now and then to ask it.
+                    self._cond.wait(_ALIVE_CHECK_SECONDS if alive is not None else None)
+                fresh = c.logs[offset:]
+                offset = len(c.logs)
+                done = stopped()
+            for ts, line in fresh:
+                if budget is not None and budget <= 0:
+                    return
+                yield emit(ts, line)
+            if done:
+                return
+
+    # ------------------------------------------------------------------ events
+
+    def events(self) -> _EventStream:
+        stream = _EventStream(self)
+        with self._cond:
+            self._subscribers.append(stream)
+        return stream

@@ -1,0 +1,147 @@
+"""PATCH through the registry: the four patch types, as Kubernetes' patch handler.
+
+``patch`` reads the live object, applies the patch (strategic merge, JSON
+merge, JSON patch, or server-side apply), and writes the result through
+:meth:`Registry.update`, so a patched object passes exactly the same decoding,
+defaulting and validation as a replaced one. A conflict with a concurrent
+writer is retried from a fresh read, unless the patch itself pins a
+``metadata.resourceVersion`` (then the Conflict is the caller's answer).
+
+Server-side apply creates the object when it does not exist, and an apply that
+changes nothing but managedFields timestamps writes nothing (as Kubernetes
+ignores timestamp-only changes), so re-applying the same file is "unchanged".
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..api import kinds
+from ..api.errors import BadRequest, Conflict, NotFound
+from ..api.patch import (
+    apply_patch,
+    json_merge_patch,
+    json_patch,
+    record_update,
+    strategic_merge_patch,
+)
+from .store import Object, format_time
+
+if TYPE_CHECKING:
+    from .registry import FieldValidation, Registry
+
+#: Patch types by the names Kubernetes' handler uses internally.
+STRATEGIC, MERGE, JSON, APPLY = "strategic", "merge", "json", "apply"
+DEFAULT_MANAGER = "minikube-py"
+
+
+def _without_times(obj: Mapping[str, Any]) -> Any:
+    meta = obj.get("metadata") or {}
+    fields = [{k: v for k, v in e.items() if k != "time"} for e in meta.get("managedFields") or []]
+    return {**obj, "metadata": {**meta, "managedFields": fields, "resourceVersion": None}}
+
+
+def patched(live: Object, patch_type: str, body: Any, *, kind: str, manager: str,
+            force: bool, now: str) -> Object:
+    """The object ``patch_type`` + ``body`` makes of ``live`` (no write)."""
+    if patch_type == STRATEGIC:
+        if not isinstance(body, Mapping):
+            raise BadRequest("strategic merge patch must be a JSON object")
+        new = strategic_merge_patch(live, body, kind)
+    elif patch_type == MERGE:
+        new = json_merge_patch(live, body)
+    elif patch_type == JSON:
+        new = json_patch(live, body)
+    elif patch_type == APPLY:
+        if not isinstance(body, Mapping):
+            raise BadRequest("apply configuration must be an object")
+        return apply_patch(live, body, kind=kind, manager=manager, force=force, now=now)
+    else:
+        raise BadRequest(f'patch type "{patch_type}" is not supported')
+    return record_update(live, new, kind=kind, manager=manager, now=now)
+
+
+def patch(registry: Registry, resource: str, namespace: str | None, name: str,
+          patch_type: str, body: Any, *, subresource: str | None = None,
+          field_manager: str | None = None, force: bool = False, dry_run: bool = False,
+          field_validation: FieldValidation = "Strict",
+          warnings: list[str] | None = None) -> tuple[Object, bool]:
+    """Patch an object; returns (object as stored, created).
+
+    ``created`` is True only for a server-side apply that created the object.
+    """
+    info = kinds.by_plural(resource)
+    ns = namespace if info.namespaced else None
+    manager = field_manager or DEFAULT_MANAGER
+    if force and patch_type != APPLY:
+        raise BadRequest("force is only allowed with apply patches")
+    now = format_time(registry.clock())
+    for _ in range(100):
+        try:
+            live = registry.store.get(resource, ns, name)
+        except NotFound:
+            if patch_type != APPLY or subresource is not None:
+                raise
+            return _apply_create(registry, info, ns, name, body, manager=manager, force=force,
+                                 now=now, dry_run=dry_run, field_validation=field_validation,
+                                 warnings=warnings), True
+        new = patched(copy.deepcopy(live), patch_type, body, kind=info.kind, manager=manager,
+                      force=force, now=now)
+        _check_identity(info, new, ns, name)
+        pinned = _pinned_rv(patch_type, body)
+        new.setdefault("metadata", {})["resourceVersion"] = pinned or live["metadata"][
+            "resourceVersion"]
+        if patch_type == APPLY and _without_times(new) == _without_times(live):
+            return live, False
+        try:
+            return registry.update(new, namespace=ns, subresource=subresource,
+                                   field_validation=field_validation, dry_run=dry_run,
+                                   warnings=warnings), False
+        except Conflict:
+            if pinned:
+                raise
+    raise Conflict.of(info.plural, name, "too many concurrent writers", group=info.group)
+
+
+def _apply_create(registry: Registry, info: kinds.KindInfo, ns: str | None, name: str,
+                  body: Any, *, manager: str, force: bool, now: str, dry_run: bool,
+                  field_validation: FieldValidation, warnings: list[str] | None) -> Object:
+    if not isinstance(body, Mapping):
+        raise BadRequest("apply configuration must be an object")
+    obj = apply_patch(None, body, kind=info.kind, manager=manager, force=force, now=now)
+    meta = obj.setdefault("metadata", {})
+    if meta.get("name") and meta["name"] != name:
+        raise BadRequest(f"the name of the object ({meta['name']}) does not match the name "
+                         f"on the URL ({name})")
+    meta["name"] = name
+    return registry.create(obj, namespace=ns, field_validation=field_validation,
+                           dry_run=dry_run, warnings=warnings)
+
+
+def _check_identity(info: kinds.KindInfo, new: Mapping[str, Any], ns: str | None,
+                    name: str) -> None:
+    meta = new.get("metadata") or {}
+    if meta.get("name") != name:
+        raise BadRequest(f"the name of the object ({meta.get('name')}) does not match the "
+                         f"name on the URL ({name})")
+    if info.namespaced and meta.get("namespace") not in (None, ns):
+        raise BadRequest("the namespace of the object does not match the namespace on the URL")
+    if new.get("kind") != info.kind or new.get("apiVersion") != info.api_version:
+        raise BadRequest(f"the patch changed the object's kind or apiVersion "
+                         f"(to {new.get('apiVersion')}/{new.get('kind')})")
+
+
+def _pinned_rv(patch_type: str, body: Any) -> str:
+    """A resourceVersion the patch itself sets, making it a precondition."""
+    if patch_type in (STRATEGIC, MERGE, APPLY) and isinstance(body, Mapping):
+        meta = body.get("metadata")
+        if isinstance(meta, Mapping) and meta.get("resourceVersion"):
+            return str(meta["resourceVersion"])
+    if patch_type == JSON and isinstance(body, list):
+        for op in body:
+            if isinstance(op, Mapping) and op.get("path") == "/metadata/resourceVersion" \
+                    and op.get("op") in ("add", "replace"):
+                return str(op.get("value") or "")
+    return ""

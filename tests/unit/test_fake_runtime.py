@@ -1,0 +1,251 @@
+"""FakeRuntime: the in-memory ContainerRuntime behind hollow nodes and kubelet tests."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+
+import pytest
+
+from minikube_py.runtime import (
+    ContainerConfig,
+    ContainerNotFound,
+    ContainerRuntime,
+    FakeRuntime,
+    ImageNotFound,
+    InvalidState,
+    SandboxConfig,
+    SandboxNotFound,
+)
+
+NOW = 1_800_000_000.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def rt(clock) -> FakeRuntime:
+    return FakeRuntime(clock=clock, missing_images={"ghost:1"})
+
+
+def sandbox(rt: FakeRuntime, name: str = "web", **labels: str):
+    return rt.run_sandbox(SandboxConfig(uid=f"uid-{name}", namespace="default", name=name,
+                                        node="node-1", labels={"app": name, **labels}))
+
+
+def run(rt: FakeRuntime, sb_id: str, name: str = "c", image: str = "busybox:1.36",
+        **kw) -> str:
+    rt.pull_image(image)
+    cid = rt.create_container(sb_id, ContainerConfig(name=name, image=image, **kw))
+    rt.start_container(cid)
+    return cid
+
+
+def state(rt: FakeRuntime, cid: str):
+    [c] = [c for c in rt.list_containers() if c.id == cid]
+    return c
+
+
+def test_satisfies_the_protocol():
+    runtime: ContainerRuntime = FakeRuntime()
+    assert runtime.name == "fake"
+
+
+def test_images_pull_instantly_with_deterministic_ids(rt):
+    assert rt.image_status("nginx:1.27") is None
+    image_id = rt.pull_image("nginx:1.27")
+    assert image_id == "sha256:" + hashlib.sha256(b"nginx:1.27").hexdigest()
+    img = rt.image_status("nginx:1.27")
+    assert img is not None and img.id == image_id and img.names == ("nginx:1.27",)
+    assert img.size_bytes > 0
+    assert [i.id for i in rt.list_images()] == [image_id]
+
+
+def test_missing_image_fails_to_pull_with_a_clear_message(rt):
+    with pytest.raises(ImageNotFound, match='image "ghost:1" not found'):
+        rt.pull_image("ghost:1")
+
+
+def test_preloaded_images_are_present():
+    rt = FakeRuntime(preloaded_images=["local/app:dev"])
+    assert rt.image_status("local/app:dev") is not None
+
+
+def test_sandbox_ips_are_unique_and_ordered(rt):
+    ips = [sandbox(rt, f"p{i}").ip for i in range(300)]
+    assert ips[:3] == ["10.88.0.2", "10.88.0.3", "10.88.0.4"]
+    assert len(set(ips)) == 300
+    assert all(not ip.endswith((".0", ".255")) for ip in ips)
+
+
+def test_list_sandboxes_filters_by_labels(rt):
+    a, b = sandbox(rt, "a", tier="web"), sandbox(rt, "b", tier="db")
+    assert [s.id for s in rt.list_sandboxes({"tier": "db"})] == [b.id]
+    assert {s.id for s in rt.list_sandboxes()} == {a.id, b.id}
+    assert a.state == "ready"
+    assert a.created_at == NOW
+
+
+def test_create_needs_a_present_image_and_a_ready_sandbox(rt):
+    sb = sandbox(rt)
+    with pytest.raises(ImageNotFound):
+        rt.create_container(sb.id, ContainerConfig(name="c", image="never-pulled"))
+    with pytest.raises(SandboxNotFound):
+        rt.create_container("nope", ContainerConfig(name="c", image="x"))
+    rt.stop_sandbox(sb.id)
+    rt.pull_image("x")
+    with pytest.raises(InvalidState):
+        rt.create_container(sb.id, ContainerConfig(name="c", image="x"))
+
+
+def test_app_container_runs_until_stopped(rt, clock):
+    sb = sandbox(rt)
+    cid = run(rt, sb.id)
+    c = state(rt, cid)
+    assert (c.state, c.started_at, c.exit_code) == ("running", NOW, None)
+    assert c.image_id.startswith("sha256:")
+    clock.now += 5
+    rt.stop_container(cid, 30)
+    c = state(rt, cid)
+    assert (c.state, c.exit_code, c.reason, c.finished_at) == ("exited", 143, "Error", NOW + 5)
+    rt.stop_container(cid)  # idempotent
+    with pytest.raises(InvalidState):
+        rt.start_container(cid)
+
+
+def test_init_container_exits_zero_right_after_start(rt):
+    cid = run(rt, sandbox(rt).id, init=True)
+    c = state(rt, cid)
+    assert (c.state, c.exit_code, c.reason) == ("exited", 0, "Completed")
+
+
+@pytest.mark.parametrize(("value", "code", "reason"), [("0", 0, "Completed"),
+                                                       ("1", 1, "Error"),
+                                                       ("42", 42, "Error")])
+def test_fake_exit_code(rt, value, code, reason):
+    cid = run(rt, sandbox(rt).id, env=(("FAKE_EXIT_CODE", value),))
+    c = state(rt, cid)
+    assert (c.state, c.exit_code, c.reason) == ("exited", code, reason)
+
+
+def test_remove_is_idempotent_and_sandbox_removal_takes_containers(rt):
+    sb = sandbox(rt)
+    cid = run(rt, sb.id)
+    rt.stop_sandbox(sb.id)
+    assert state(rt, cid).state == "exited"
+    assert rt.list_sandboxes()[0].state == "notready"
+    rt.remove_sandbox(sb.id)
+    assert rt.list_containers() == []
+    assert rt.list_sandboxes() == []
+    rt.remove_sandbox(sb.id)
+    rt.remove_container(cid)
+    rt.stop_sandbox(sb.id)
+
+
+def test_list_containers_by_sandbox(rt):
+    a, b = sandbox(rt, "a"), sandbox(rt, "b")
+    ca, cb = run(rt, a.id), run(rt, b.id)
+    assert [c.id for c in rt.list_containers(a.id)] == [ca]
+    assert {c.id for c in rt.list_containers()} == {ca, cb}
+
+
+def test_logs_have_realistic_lines(rt):
+    cid = run(rt, sandbox(rt).id, name="web", image="nginx:1.27")
+    lines = list(rt.container_logs(cid))
+    assert lines[0] == b"2027-01-15T08:00:00Z started nginx:1.27 as default/web/web\n"
+    assert all(line.endswith(b"\n") for line in lines)
+    assert len(lines) >= 3
+
+
+def test_logs_options(rt, clock):
+    cid = run(rt, sandbox(rt).id)
+    clock.now += 100
+    rt.stop_container(cid)
+    all_lines = list(rt.container_logs(cid))
+    assert list(rt.container_logs(cid, tail_lines=1)) == all_lines[-1:]
+    assert list(rt.container_logs(cid, tail_lines=0)) == []
+    assert list(rt.container_logs(cid, since_seconds=10)) == all_lines[-1:]
+    stamped = list(rt.container_logs(cid, timestamps=True))
+    assert stamped[0].startswith(b"2027-01-15T08:00:00.000000000Z 2027-01-15T08:00:00Z started")
+    assert b"".join(rt.container_logs(cid, limit_bytes=10)) == b"".join(all_lines)[:10]
+    with pytest.raises(ContainerNotFound):
+        list(rt.container_logs("nope"))
+
+
+def test_follow_returns_when_the_container_stops(rt):
+    cid = run(rt, sandbox(rt).id)
+    got: list[bytes] = []
+    t = threading.Thread(target=lambda: got.extend(rt.container_logs(cid, follow=True)))
+    t.start()
+    time.sleep(0.05)
+    assert t.is_alive()  # following a running container
+    rt.stop_container(cid)
+    t.join(2)
+    assert not t.is_alive()
+    assert b"received SIGTERM" in got[-1]
+
+
+def test_follow_returns_when_alive_turns_false(rt):
+    cid = run(rt, sandbox(rt).id)
+    alive = threading.Event()
+    alive.set()
+    got: list[bytes] = []
+    t = threading.Thread(target=lambda: got.extend(
+        rt.container_logs(cid, follow=True, alive=alive.is_set)))
+    t.start()
+    time.sleep(0.05)
+    alive.clear()
+    t.join(3)
+    assert not t.is_alive()
+    assert got  # the lines written so far
+
+
+def test_events_stream(rt):
+    stream = rt.events()
+    sb = sandbox(rt)
+    cid = run(rt, sb.id)
+    rt.stop_container(cid)
+    types = []
+    while (ev := stream.next(timeout=0)) is not None:
+        types.append(ev.type)
+        assert ev.labels.get("app") == "web" or ev.container_id
+    assert types == ["sandbox-ready", "container-created", "container-started",
+                     "container-stopped"]
+    stream.stop()
+    assert stream.next(timeout=0) is None
+    sandbox(rt, "other")
+    assert stream.next(timeout=0) is None  # unsubscribed
+
+
+def test_thread_safety_under_concurrent_use(rt):
+    errors: list[BaseException] = []
+
+    def churn(i: int) -> None:
+        try:
+            for j in range(50):
+                sb = sandbox(rt, f"p{i}-{j}")
+                cid = run(rt, sb.id)
+                rt.stop_container(cid)
+                rt.remove_sandbox(sb.id)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=churn, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert errors == []
+    assert rt.list_sandboxes() == [] and rt.list_containers() == []

@@ -1,0 +1,447 @@
+"""The kubelet against a real store/registry and the FakeRuntime.
+
+Every wait is on an observable outcome (pod status, events, runtime state),
+polled with a short sleep and bounded by a timeout.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from minikube_py.api.errors import BadRequest, NotFound
+from minikube_py.client.local import LocalClient
+from minikube_py.kubelet import Kubelet
+from minikube_py.nodes import HostInfo, HostReadings, NodeSpec
+from minikube_py.runtime import LABEL_CONTAINER_NAME, FakeRuntime
+from minikube_py.store.registry import Registry
+from minikube_py.store.store import Store
+
+GI = 1024**3
+HOST = HostInfo(cpu_millis=8000, memory_bytes=16 * GI, pods_max=500, hostname="host",
+                kernel="6.8.0", os_image="Test Linux", arch="amd64", boot_id="boot",
+                machine_id="machine", ip="192.168.1.10", disk_bytes=100 * GI)
+READINGS = HostReadings(memory_available=8 * GI, disk_available_ratio=0.5,
+                        pids_available=100_000)
+TIMEOUT = 10.0
+
+
+class Clock:
+    """Real time plus an offset a test can move forward."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+        except NotFound:
+            last = None
+        if last:
+            return last
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[LocalClient]:
+    store = Store(tmp_path / "store")
+    registry = Registry(store)
+    registry.ensure_system_namespaces()
+    yield LocalClient(registry)
+    store.close()
+
+
+@pytest.fixture
+def runtime() -> FakeRuntime:
+    return FakeRuntime(missing_images={"ghost:1"})
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def make_kubelet(client, runtime, clock, tmp_path):
+    made: list[Kubelet] = []
+
+    def make(name: str = "node-1", **kw: Any) -> Kubelet:
+        kw.setdefault("heartbeat_interval", 0.2)
+        kw.setdefault("restart_delay", 10.0)
+        kubelet = Kubelet(client, NodeSpec(name, 2000, 4 * GI, 110, {"tier": "test"}),
+                          kw.pop("runtime", runtime), host=HOST,
+                          state_dir=tmp_path / f"kubelet-{name}", clock=clock,
+                          readings=lambda _: READINGS, **kw)
+        kubelet.start()
+        made.append(kubelet)
+        return kubelet
+
+    yield make
+    for k in made:
+        k.stop()
+
+
+@pytest.fixture
+def kubelet(make_kubelet) -> Kubelet:
+    return make_kubelet()
+
+
+def create_pod(client: LocalClient, name: str, *, node: str | None = "node-1",
+               containers: list[dict[str, Any]] | None = None, **spec: Any) -> dict[str, Any]:
+    pod = client.create({"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": name, "labels": {"app": name}},
+                         "spec": {"containers": containers or [
+                             {"name": "web", "image": "nginx:1.27",
+                              "ports": [{"containerPort": 80}]}], **spec}})
+    if node:
+        client.bind("default", name, node)
+    return pod
+
+
+def pod_in_phase(client: LocalClient, name: str, phase: str) -> dict[str, Any]:
+    return wait_for(f"pod {name} {phase}", lambda: (
+        p if (p := client.get("pods", "default", name)).get("status", {}).get("phase") == phase
+        else None))
+
+
+def events_for(client: LocalClient, name: str) -> list[dict[str, Any]]:
+    return client.list("events", namespace="default",
+                       field_selector=f"involvedObject.name={name}").items
+
+
+def reasons(client: LocalClient, name: str) -> list[str]:
+    return [e["reason"] for e in events_for(client, name)]
+
+
+# ------------------------------------------------------------------ node
+
+
+def test_node_registers_with_conditions_and_capacity(client, kubelet):
+    node = client.get("nodes", None, "node-1")
+    status = node["status"]
+    assert status["capacity"]["cpu"] == "2"
+    assert status["capacity"]["memory"] == "4Gi"
+    assert status["capacity"]["pods"] == "110"
+    assert status["allocatable"] == status["capacity"]
+    conds = {c["type"]: c for c in status["conditions"]}
+    assert set(conds) == {"MemoryPressure", "DiskPressure", "PIDPressure", "Ready"}
+    assert conds["Ready"]["status"] == "True"
+    assert conds["Ready"]["reason"] == "KubeletReady"
+    assert conds["MemoryPressure"]["status"] == "False"
+    assert status["nodeInfo"]["containerRuntimeVersion"] == "fake://0.1.0"
+    assert status["nodeInfo"]["kubeletVersion"] == "v1.32.0"
+    assert {"type": "InternalIP", "address": "192.168.1.10"} in status["addresses"]
+    assert node["metadata"]["labels"]["tier"] == "test"
+    assert node["metadata"]["labels"]["kubernetes.io/hostname"] == "node-1"
+
+
+def test_heartbeat_updates_last_heartbeat_time_and_images(client, kubelet, clock):
+    def ready() -> dict[str, Any]:
+        node = client.get("nodes", None, "node-1")
+        return next(c for c in node["status"]["conditions"] if c["type"] == "Ready")
+
+    first = ready()
+    clock.offset = 3600.0  # an hour later, so second-precision timestamps must move
+    later = wait_for("a newer heartbeat",
+                     lambda: (c := ready())["lastHeartbeatTime"] > first["lastHeartbeatTime"]
+                     and c)
+    assert later["lastTransitionTime"] == first["lastTransitionTime"]  # status unchanged
+    create_pod(client, "web")
+    wait_for("images in node status", lambda: [
+        i for i in client.get("nodes", None, "node-1")["status"].get("images", [])
+        if "nginx:1.27" in i["names"]])
+
+
+def test_reregistration_keeps_spec_and_merges_labels(client, make_kubelet, runtime):
+    client.create({"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": "node-1", "labels": {"custom": "yes"}},
+                   "spec": {"unschedulable": True}})
+    make_kubelet()
+    node = client.get("nodes", None, "node-1")
+    assert node["spec"]["unschedulable"] is True
+    assert node["metadata"]["labels"]["custom"] == "yes"
+    assert node["metadata"]["labels"]["tier"] == "test"
+    assert node["status"]["capacity"]["cpu"] == "2"
+
+
+# ------------------------------------------------------------------ pods
+
+
+def test_bound_pod_becomes_running_with_realistic_status(client, kubelet, runtime):
+    create_pod(client, "web")
+    pod = pod_in_phase(client, "web", "Running")
+    status = pod["status"]
+    conds = {c["type"]: c for c in status["conditions"]}
+    assert [c["type"] for c in status["conditions"]] == [
+        "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
+    assert all(c["status"] == "True" for c in conds.values())
+    [cs] = status["containerStatuses"]
+    assert cs["name"] == "web"
+    assert cs["ready"] is True and cs["started"] is True
+    assert cs["restartCount"] == 0
+    assert cs["image"] == "nginx:1.27"
+    assert cs["imageID"].startswith("sha256:")
+    assert cs["containerID"].startswith("fake://")
+    assert "startedAt" in cs["state"]["running"]
+    assert cs["lastState"] == {}
+    assert status["hostIP"] == "192.168.1.10"
+    assert status["hostIPs"] == [{"ip": "192.168.1.10"}]
+    assert status["podIP"].startswith("10.88.")
+    assert status["podIPs"] == [{"ip": status["podIP"]}]
+    assert status["startTime"]
+    assert status["qosClass"] == "BestEffort"
+    [sandbox] = runtime.list_sandboxes()
+    assert sandbox.ip == status["podIP"]
+    assert sandbox.labels["minikube-py.io/pod-uid"] == pod["metadata"]["uid"]
+    assert sandbox.labels["minikube-py.io/namespace"] == "default"
+    assert sandbox.labels["minikube-py.io/name"] == "web"
+    assert sandbox.labels["minikube-py.io/node"] == "node-1"
+
+
+def test_init_containers_run_in_order_before_app_containers(client, kubelet, runtime):
+    stream = runtime.events()
+    create_pod(client, "ordered", initContainers=[
+        {"name": "first", "image": "busybox:1.36"}, {"name": "second", "image": "busybox:1.36"}])
+    pod = pod_in_phase(client, "ordered", "Running")
+    started = []
+    while (ev := stream.next(timeout=0)) is not None:
+        if ev.type == "container-started":
+            started.append(ev.labels[LABEL_CONTAINER_NAME])
+    stream.stop()
+    assert started == ["first", "second", "web"]
+    inits = pod["status"]["initContainerStatuses"]
+    assert [s["name"] for s in inits] == ["first", "second"]
+    for s in inits:
+        assert s["state"]["terminated"]["reason"] == "Completed"
+        assert s["state"]["terminated"]["exitCode"] == 0
+    conds = {c["type"]: c["status"] for c in pod["status"]["conditions"]}
+    assert conds["Initialized"] == "True"
+
+
+def test_failed_init_container_with_restart_never_fails_the_pod(client, kubelet, runtime):
+    create_pod(client, "badinit", restartPolicy="Never", initContainers=[
+        {"name": "setup", "image": "busybox:1.36", "env": [{"name": "FAKE_EXIT_CODE",
+                                                           "value": "3"}]}])
+    pod = pod_in_phase(client, "badinit", "Failed")
+    assert pod["status"]["initContainerStatuses"][0]["state"]["terminated"]["exitCode"] == 3
+    assert pod["status"]["containerStatuses"][0]["state"] == {
+        "waiting": {"reason": "PodInitializing"}}
+    assert [c.name for c in runtime.list_containers()] == ["setup"]  # the app never started
+
+
+@pytest.mark.parametrize(("code", "phase", "reason"), [("0", "Succeeded", "Completed"),
+                                                       ("1", "Failed", "Error")])
+def test_exit_code_with_restart_never(client, kubelet, runtime, code, phase, reason):
+    create_pod(client, "job", restartPolicy="Never", containers=[
+        {"name": "task", "image": "busybox:1.36",
+         "env": [{"name": "FAKE_EXIT_CODE", "value": code}]}])
+    pod = pod_in_phase(client, "job", phase)
+    [cs] = pod["status"]["containerStatuses"]
+    assert cs["state"]["terminated"]["reason"] == reason
+    assert cs["state"]["terminated"]["exitCode"] == int(code)
+    assert cs["ready"] is False
+    # A finished pod's sandbox is stopped, its containers kept for logs.
+    wait_for("sandbox stopped", lambda: all(s.state == "notready"
+                                            for s in runtime.list_sandboxes()))
+    assert len(runtime.list_containers()) == 1
+
+
+def test_restart_policy_always_restarts_and_counts(client, make_kubelet):
+    kubelet = make_kubelet(restart_delay=0.2)
+    create_pod(client, "crashy", containers=[
+        {"name": "app", "image": "busybox:1.36",
+         "env": [{"name": "FAKE_EXIT_CODE", "value": "1"}]}])
+
+    def restarted() -> dict[str, Any] | None:
+        pod = client.get("pods", "default", "crashy")
+        statuses = pod.get("status", {}).get("containerStatuses") or [{}]
+        return statuses[0] if statuses[0].get("restartCount", 0) >= 2 else None
+
+    cs = wait_for("two restarts", restarted)
+    assert cs["lastState"]["terminated"]["exitCode"] == 1
+    assert client.get("pods", "default", "crashy")["status"]["phase"] == "Running"
+    assert "BackOff" in reasons(client, "crashy")
+    pod = client.get("pods", "default", "crashy")
+    assert b"exiting with code 1" in b"".join(kubelet.logs(pod, "app", previous=True))
+
+
+def test_image_pull_policy_never_with_missing_image(client, kubelet):
+    create_pod(client, "never", containers=[
+        {"name": "app", "image": "local/app:dev", "imagePullPolicy": "Never"}])
+
+    def waiting() -> dict[str, Any] | None:
+        pod = client.get("pods", "default", "never")
+        for cs in pod.get("status", {}).get("containerStatuses") or []:
+            if cs["state"].get("waiting", {}).get("reason") == "ErrImageNeverPull":
+                return cs
+        return None
+
+    cs = wait_for("ErrImageNeverPull", waiting)
+    assert cs["state"]["waiting"]["message"] == (
+        'Container image "local/app:dev" is not present with pull policy of Never')
+    assert client.get("pods", "default", "never")["status"]["phase"] == "Pending"
+    wait_for("ErrImageNeverPull event", lambda: "ErrImageNeverPull" in reasons(client, "never"))
+
+
+def test_failed_pull_is_err_image_pull(client, kubelet):
+    create_pod(client, "ghost", containers=[{"name": "app", "image": "ghost:1"}])
+    wait_for("ErrImagePull", lambda: (
+        client.get("pods", "default", "ghost").get("status", {}).get("containerStatuses")
+        or [{}])[0].get("state", {}).get("waiting", {}).get("reason") == "ErrImagePull")
+    messages = [e["message"] for e in events_for(client, "ghost") if e["reason"] == "Failed"]
+    assert 'Failed to pull image "ghost:1": image "ghost:1" not found' in messages[0]
+
+
+def test_events_pulling_pulled_created_started(client, kubelet):
+    create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    wait_for("Started event", lambda: "Started" in reasons(client, "web"))
+    evs = {e["reason"]: e for e in events_for(client, "web")}
+    assert {"Pulling", "Pulled", "Created", "Started"} <= set(evs)
+    assert evs["Pulling"]["message"] == 'Pulling image "nginx:1.27"'
+    assert evs["Pulled"]["message"].startswith('Successfully pulled image "nginx:1.27" in ')
+    assert evs["Created"]["message"] == "Created container: web"
+    assert evs["Started"]["message"] == "Started container web"
+    assert evs["Started"]["source"] == {"component": "kubelet", "host": "node-1"}
+    assert evs["Started"]["involvedObject"]["fieldPath"] == "spec.containers{web}"
+    # A second pod finds the image already there (policy IfNotPresent for a tag).
+    create_pod(client, "web2")
+    pod_in_phase(client, "web2", "Running")
+    wait_for("Pulled event", lambda: [e for e in events_for(client, "web2")
+                                      if e["reason"] == "Pulled"])
+    [pulled] = [e for e in events_for(client, "web2") if e["reason"] == "Pulled"]
+    assert pulled["message"] == 'Container image "nginx:1.27" already present on machine'
+
+
+def test_graceful_delete_stops_containers_and_removes_the_pod(client, kubelet, runtime):
+    create_pod(client, "web")
+    running = pod_in_phase(client, "web", "Running")
+    watch = client.watch("pods", namespace="default",
+                         resource_version=running["metadata"]["resourceVersion"])
+    client.delete("pods", "default", "web")  # graceful: the kubelet finishes it
+    seen = []
+    while (ev := watch.next(timeout=TIMEOUT)) is not None:
+        seen.append(ev)
+        if ev.type == "DELETED":
+            break
+    watch.stop()
+    assert seen[-1].type == "DELETED"
+    final = seen[-2].object["status"]  # written by the kubelet before it deleted the pod
+    assert final["phase"] == "Failed"
+    assert final["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 143
+    assert runtime.list_sandboxes() == []
+    assert runtime.list_containers() == []
+    assert "Killing" in reasons(client, "web")
+
+
+def test_force_deleted_pod_is_cleaned_up(client, kubelet, runtime):
+    create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    client.delete("pods", "default", "web", grace_period_seconds=0)
+    wait_for("sandbox removed", lambda: runtime.list_sandboxes() == [])
+
+
+def test_pods_on_other_nodes_are_ignored(client, kubelet, runtime):
+    create_pod(client, "elsewhere", node="node-2")
+    create_pod(client, "unbound", node=None)
+    create_pod(client, "mine")
+    pod_in_phase(client, "mine", "Running")
+    [sandbox] = runtime.list_sandboxes()
+    assert sandbox.labels["minikube-py.io/name"] == "mine"
+    for name in ("elsewhere", "unbound"):
+        status = client.get("pods", "default", name)["status"]
+        assert "containerStatuses" not in status
+        assert status["phase"] == "Pending"
+
+
+def test_logs_return_the_containers_lines(client, kubelet):
+    create_pod(client, "web")
+    pod = pod_in_phase(client, "web", "Running")
+    lines = list(kubelet.logs(pod, "web"))
+    assert lines[0].endswith(b" started nginx:1.27 as default/web/web\n")
+    assert list(kubelet.logs(pod, None, tail_lines=1)) == lines[-1:]
+    with pytest.raises(BadRequest, match='previous terminated container "web" in pod "web" '
+                                         "not found"):
+        kubelet.logs(pod, "web", previous=True)
+    with pytest.raises(BadRequest, match="container nope is not valid for pod web"):
+        kubelet.logs(pod, "nope")
+
+
+def test_logs_follow_ends_when_the_caller_goes_away(client, kubelet):
+    create_pod(client, "web")
+    pod = pod_in_phase(client, "web", "Running")
+    gone = threading.Event()
+    got: list[bytes] = []
+    t = threading.Thread(target=lambda: got.extend(
+        kubelet.logs(pod, "web", follow=True, alive=lambda: not gone.is_set())))
+    t.start()
+    wait_for("first lines", lambda: got)
+    gone.set()
+    t.join(5)
+    assert not t.is_alive()
+
+
+def test_logs_need_a_container_name_when_ambiguous(client, kubelet):
+    pod = create_pod(client, "two", node=None, containers=[
+        {"name": "a", "image": "busybox"}, {"name": "b", "image": "busybox"}])
+    with pytest.raises(BadRequest, match=r"choose one of: \[a b\]"):
+        kubelet.logs(pod)
+    with pytest.raises(BadRequest, match='container "a" in pod "two" is waiting to start'):
+        kubelet.logs(pod, "a")
+
+
+def test_stop_is_prompt_and_leaves_containers_running(client, make_kubelet, runtime):
+    kubelet = make_kubelet(heartbeat_interval=30.0)
+    create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    started = time.monotonic()
+    kubelet.stop()
+    assert time.monotonic() - started < 3
+    assert not any(t.is_alive() for t in kubelet._threads)
+    assert [c.state for c in runtime.list_containers()] == ["running"]
+
+
+def test_restarted_kubelet_cleans_up_pods_deleted_while_it_was_down(client, make_kubelet,
+                                                                    runtime):
+    first = make_kubelet()
+    create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    first.stop()
+    client.delete("pods", "default", "web", grace_period_seconds=0)
+    make_kubelet()
+    wait_for("orphan sandbox removed", lambda: runtime.list_sandboxes() == [])
+
+
+def test_recreated_pod_with_same_name_gets_a_fresh_sandbox(client, kubelet, runtime):
+    old = create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    client.delete("pods", "default", "web")
+    wait_for("old pod removed", lambda: not client.list("pods", namespace="default").items)
+    new = create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    [sandbox] = runtime.list_sandboxes()
+    assert sandbox.labels["minikube-py.io/pod-uid"] == new["metadata"]["uid"]
+    assert new["metadata"]["uid"] != old["metadata"]["uid"]
+
+
+def test_many_pods_on_many_workers(client, kubelet, runtime):
+    for i in range(20):
+        create_pod(client, f"p{i}")
+    wait_for("20 running pods", lambda: sum(
+        p.get("status", {}).get("phase") == "Running"
+        for p in client.list("pods", namespace="default").items) == 20)
+    ips = {sb.ip for sb in runtime.list_sandboxes()}
+    assert len(ips) == 20

@@ -1,0 +1,301 @@
+"""The work queue: fair, stingy, exclusive, delaying, rate-limited (client-go's)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from minikube_py.client.workqueue import (
+    BucketRateLimiter,
+    ItemExponentialFailureRateLimiter,
+    MaxOfRateLimiter,
+    WorkQueue,
+    default_controller_rate_limiter,
+)
+
+
+class FakeClock:
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def drain(q: WorkQueue[str]) -> list[str]:
+    out = []
+    while (key := q.get(timeout=0)) is not None:
+        out.append(key)
+        q.done(key)
+    return out
+
+
+# ------------------------------------------------------------------ basic semantics
+
+
+@pytest.mark.parametrize(("adds", "expected"), [
+    (["a", "b", "c"], ["a", "b", "c"]),              # fair: FIFO
+    (["a", "b", "a", "a", "c", "b"], ["a", "b", "c"]),  # stingy: first position kept
+    ([], []),
+])
+def test_fifo_and_deduplication(adds, expected):
+    q: WorkQueue[str] = WorkQueue()
+    for key in adds:
+        q.add(key)
+    assert len(q) == len(expected)
+    assert drain(q) == expected
+
+
+def test_add_while_processing_is_processed_again_after_done():
+    q: WorkQueue[str] = WorkQueue()
+    q.add("a")
+    assert q.get(timeout=0) == "a"
+    q.add("a")
+    q.add("a")
+    assert q.get(timeout=0) is None  # never handed out twice at once
+    q.done("a")
+    assert q.get(timeout=0) == "a"   # ... but once more, after done()
+    q.done("a")
+    assert q.get(timeout=0) is None
+
+
+def test_get_blocks_until_add_wakes_it():
+    q: WorkQueue[str] = WorkQueue()
+    got: list[str | None] = []
+    t = threading.Thread(target=lambda: got.append(q.get(timeout=5)))
+    t.start()
+    time.sleep(0.05)
+    q.add("x")
+    t.join(5)
+    assert got == ["x"]
+
+
+def test_get_times_out():
+    q: WorkQueue[str] = WorkQueue()
+    started = time.monotonic()
+    assert q.get(timeout=0.05) is None
+    assert time.monotonic() - started >= 0.04
+
+
+def test_shut_down_releases_blocked_getters_and_ignores_adds():
+    q: WorkQueue[str] = WorkQueue()
+    results: list[str | None] = []
+    threads = [threading.Thread(target=lambda: results.append(q.get())) for _ in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(0.05)
+    q.shut_down()
+    for t in threads:
+        t.join(2)
+    assert results == [None, None, None]
+    q.add("late")
+    assert q.get(timeout=0) is None
+    assert q.shutting_down
+
+
+# ------------------------------------------------------------------ delays
+
+
+def test_add_after_with_fake_clock():
+    clock = FakeClock()
+    q: WorkQueue[str] = WorkQueue(clock=clock)
+    q.add_after("a", 10)
+    q.add_after("b", 5)
+    q.add_after("now", 0)
+    assert drain(q) == ["now"]
+    assert q.waiting() == 2
+    clock.advance(5)
+    assert drain(q) == ["b"]
+    clock.advance(5)
+    assert drain(q) == ["a"]
+    assert q.waiting() == 0
+
+
+def test_add_after_keeps_the_earlier_ready_time():
+    clock = FakeClock()
+    q: WorkQueue[str] = WorkQueue(clock=clock)
+    q.add_after("a", 10)
+    q.add_after("a", 2)
+    q.add_after("a", 30)
+    clock.advance(2)
+    assert drain(q) == ["a"]
+    clock.advance(100)
+    assert drain(q) == []  # the later schedules were folded into the earlier one
+
+
+def test_delayed_key_already_queued_is_not_duplicated():
+    clock = FakeClock()
+    q: WorkQueue[str] = WorkQueue(clock=clock)
+    q.add("a")
+    q.add_after("a", 1)
+    clock.advance(1)
+    assert drain(q) == ["a"]
+
+
+def test_blocked_get_wakes_when_delay_passes_real_clock():
+    q: WorkQueue[str] = WorkQueue()
+    q.add_after("a", 0.05)
+    started = time.monotonic()
+    assert q.get(timeout=5) == "a"
+    assert 0.04 <= time.monotonic() - started < 2
+
+
+def test_shorter_add_after_wakes_a_sleeping_getter():
+    q: WorkQueue[str] = WorkQueue()
+    q.add_after("slow", 60)
+    got: list[str | None] = []
+    t = threading.Thread(target=lambda: got.append(q.get(timeout=5)))
+    t.start()
+    time.sleep(0.05)
+    q.add_after("fast", 0.05)
+    t.join(5)
+    assert got == ["fast"]
+
+
+# ------------------------------------------------------------------ rate limiting
+
+
+def test_item_exponential_backoff_table():
+    limiter = ItemExponentialFailureRateLimiter(0.005, 1000.0)
+    delays = [limiter.when("k") for _ in range(6)]
+    assert delays == pytest.approx([0.005, 0.01, 0.02, 0.04, 0.08, 0.16])
+    assert limiter.num_requeues("k") == 6
+    assert limiter.when("other") == pytest.approx(0.005)  # per item
+    for _ in range(40):
+        last = limiter.when("k")
+    assert last == 1000.0  # capped
+    limiter.forget("k")
+    assert limiter.num_requeues("k") == 0
+    assert limiter.when("k") == pytest.approx(0.005)
+
+
+def test_bucket_rate_limiter_burst_then_qps():
+    clock = FakeClock()
+    bucket = BucketRateLimiter(10.0, 100, clock=clock)
+    assert [bucket.when(i) for i in range(100)] == [0.0] * 100
+    assert bucket.when("101") == pytest.approx(0.1)
+    assert bucket.when("102") == pytest.approx(0.2)
+    clock.advance(0.2)  # the debt is repaid, not refilled beyond it
+    assert bucket.when("103") == pytest.approx(0.1)
+    clock.advance(100)
+    assert bucket.when("104") == 0.0
+
+
+def test_default_controller_rate_limiter_is_max_of_both():
+    clock = FakeClock()
+    limiter = default_controller_rate_limiter(clock=clock)
+    assert isinstance(limiter, MaxOfRateLimiter)
+    assert limiter.when("a") == pytest.approx(0.005)
+    assert limiter.when("a") == pytest.approx(0.01)
+    for i in range(98):
+        limiter.when(f"x{i}")
+    # Bucket exhausted: the overall 10 qps dominates the 5 ms item backoff.
+    assert limiter.when("b") == pytest.approx(0.1)
+    assert limiter.num_requeues("a") == 2
+    limiter.forget("a")
+    assert limiter.num_requeues("a") == 0
+
+
+def test_add_rate_limited_forget_and_num_requeues():
+    clock = FakeClock()
+    q: WorkQueue[str] = WorkQueue(ItemExponentialFailureRateLimiter(1.0, 60.0), clock=clock)
+    q.add_rate_limited("a")
+    assert q.num_requeues("a") == 1
+    assert drain(q) == []
+    clock.advance(1)
+    assert drain(q) == ["a"]
+    q.add_rate_limited("a")
+    clock.advance(1.5)
+    assert drain(q) == []
+    clock.advance(0.5)
+    assert drain(q) == ["a"]
+    q.forget("a")
+    assert q.num_requeues("a") == 0
+
+
+# ------------------------------------------------------------------ concurrency
+
+
+def test_no_key_is_processed_by_two_workers_at_once():
+    q: WorkQueue[str] = WorkQueue()
+    keys = [f"k{i}" for i in range(8)]
+    in_flight: set[str] = set()
+    lock = threading.Lock()
+    violations: list[str] = []
+    processed: dict[str, int] = dict.fromkeys(keys, 0)
+    stop = threading.Event()
+
+    def worker() -> None:
+        while (key := q.get()) is not None:
+            with lock:
+                if key in in_flight:
+                    violations.append(key)
+                in_flight.add(key)
+                processed[key] += 1
+            time.sleep(0.0005)  # widen the window in which a second worker could collide
+            with lock:
+                in_flight.discard(key)
+            q.done(key)
+
+    def producer() -> None:
+        i = 0
+        while not stop.is_set():
+            q.add(keys[i % len(keys)])
+            i += 1
+            if i % 50 == 0:
+                time.sleep(0.001)
+
+    workers = [threading.Thread(target=worker) for _ in range(6)]
+    producers = [threading.Thread(target=producer) for _ in range(3)]
+    for t in workers + producers:
+        t.start()
+    time.sleep(0.5)
+    stop.set()
+    for t in producers:
+        t.join(5)
+    q.shut_down()
+    for t in workers:
+        t.join(5)
+    assert not any(t.is_alive() for t in workers)
+    assert violations == []
+    assert all(count > 0 for count in processed.values())
+
+
+def test_every_add_is_eventually_seen_after_its_last_add():
+    """Stingy, but never lossy: the last add of a key is followed by a processing."""
+    q: WorkQueue[str] = WorkQueue()
+    last_add: dict[str, int] = {}
+    last_seen_version: dict[str, int] = {}
+    versions: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def worker() -> None:
+        while (key := q.get()) is not None:
+            with lock:
+                last_seen_version[key] = versions[key]
+            q.done(key)
+
+    workers = [threading.Thread(target=worker) for _ in range(4)]
+    for t in workers:
+        t.start()
+    for i in range(2000):
+        key = f"k{i % 10}"
+        with lock:
+            versions[key] = i
+            last_add[key] = i
+        q.add(key)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        with lock:
+            if last_seen_version == last_add:
+                break
+        time.sleep(0.01)
+    q.shut_down()
+    for t in workers:
+        t.join(5)
+    assert last_seen_version == last_add
