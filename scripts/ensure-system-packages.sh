@@ -12,6 +12,7 @@ declare -A PROBE=(
   [busybox-static]="/bin/busybox"
   [catatonit]="catatonit"
   [python3-venv]="python3-venv-check"
+  [kubernetes-client]="kubectl"
 )
 
 have() {

@@ -18,9 +18,11 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import logging
 import select
+import socket
 import ssl
 import threading
 import time
@@ -30,6 +32,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..api.errors import (
+    BadRequest,
     InternalError,
     NotFound,
     RequestEntityTooLarge,
@@ -42,6 +45,9 @@ from .handlers import MAX_BODY, LogSource, Request, ResourceHandlers, Response, 
 from .routes import resolve
 
 log = logging.getLogger(__name__)
+
+#: Oversized bodies up to this size are read and dropped so the 413 reaches the client.
+_DRAIN_LIMIT = 16 * 1024 * 1024
 
 
 
@@ -99,7 +105,13 @@ class APIServer:
         """Stop accepting, end every stream, close the socket. Idempotent."""
         self._stopping.set()
         if self._thread is not None:
-            self._httpd.shutdown()
+            waker = threading.Thread(target=self._httpd.shutdown, daemon=True)
+            waker.start()
+            # serve_forever notices the shutdown flag only when its select() wakes; a
+            # connection wakes it now instead of after the poll interval.
+            with contextlib.suppress(OSError):
+                socket.create_connection(self.address, timeout=1).close()
+            waker.join(timeout=5)
             self._thread.join(timeout=5)
             self._thread = None
         self._httpd.server_close()
@@ -236,9 +248,22 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise RequestEntityTooLarge("chunked request bodies are not supported; send "
                                         "Content-Length")
-        length = int(headers.get("content-length") or 0)
+        try:
+            length = int(headers.get("content-length") or 0)
+        except ValueError:
+            self.close_connection = True
+            raise BadRequest("Content-Length is not a number") from None
         if length > MAX_BODY:
-            self.close_connection = True  # unread body: the connection cannot be reused
+            # Read (and drop) a moderately oversized body so the client, still sending,
+            # gets the 413 instead of a broken pipe; past that, just hang up.
+            if length <= _DRAIN_LIMIT:
+                remaining = length
+                while remaining > 0:
+                    chunk = self.rfile.read(min(remaining, 1 << 16))
+                    if not chunk:
+                        break
+                    remaining -= len(chunk)
+            self.close_connection = True
             raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY}")
         return self.rfile.read(length) if length else b""
 

@@ -73,6 +73,18 @@ def quoted_ref(info: kinds.KindInfo, name: str) -> str:
     return f'{kind} "{name}"'
 
 
+class CLIError(Exception):
+    """A mistake on the client side; printed as ``error: ...`` (exit 1)."""
+
+
+def resolve_kind(name: str) -> kinds.KindInfo:
+    """``kinds.resolve`` for a command line: an unknown kind is the user's error."""
+    try:
+        return kinds.resolve(name)
+    except StatusError as exc:
+        raise CLIError(exc.message) from None
+
+
 def fail(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return 1
@@ -92,6 +104,8 @@ def handles_errors(func: Callable[[argparse.Namespace], int]) -> Callable[
             return func(args)
         except ManifestError as exc:
             return fail(exc.message)
+        except CLIError as exc:
+            return fail(str(exc))
         except StatusError as exc:
             print(server_error(exc), file=sys.stderr)
             return 1

@@ -15,7 +15,15 @@ from ..api import kinds
 from ..api.errors import NotFound, StatusError
 from ..api.manifest import load_paths
 from ..client.http import HTTPClient
-from .common import client_options, connect, handles_errors, namespace, quoted_ref, server_error
+from .common import (
+    client_options,
+    connect,
+    handles_errors,
+    namespace,
+    quoted_ref,
+    resolve_kind,
+    server_error,
+)
 
 
 def register(commands: Any) -> None:
@@ -50,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             ns = (meta.get("namespace") or default_ns) if info.namespaced else None
             targets.append((info, ns, str(meta.get("name"))))
     elif args.kind and args.names:
-        info = kinds.resolve(args.kind)
+        info = resolve_kind(args.kind)
         targets = [(info, default_ns if info.namespaced else None, n) for n in args.names]
     else:
         print("error: you must specify the objects to delete: KIND NAME... or -f FILE",

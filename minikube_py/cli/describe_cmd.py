@@ -10,7 +10,7 @@ from typing import Any
 
 from ..api import kinds
 from ..client.http import HTTPClient
-from .common import client_options, connect, handles_errors, namespace
+from .common import client_options, connect, handles_errors, namespace, resolve_kind
 from .describe import describe
 
 
@@ -40,7 +40,7 @@ def _related(client: HTTPClient, info: kinds.KindInfo, obj: dict[str, Any],
 
 @handles_errors
 def run(args: argparse.Namespace) -> int:
-    info = kinds.resolve(args.kind)
+    info = resolve_kind(args.kind)
     client = connect(args)
     ns = namespace(args, client) if info.namespaced else None
     obj = client.get(info.plural, ns, args.name)

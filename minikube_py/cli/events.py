@@ -8,8 +8,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..api import kinds, printers
-from .common import client_options, connect, handles_errors, namespace, print_table
+from ..api import printers
+from .common import client_options, connect, handles_errors, namespace, print_table, resolve_kind
 
 
 def register(commands: Any) -> None:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     selector = None
     if args.for_:
         kind, _, name = args.for_.partition("/")
-        selector = f"involvedObject.kind={kinds.resolve(kind).kind},involvedObject.name={name}"
+        selector = f"involvedObject.kind={resolve_kind(kind).kind},involvedObject.name={name}"
     listing = client.list("events", namespace=ns, field_selector=selector)
     types = {t.strip() for t in args.types.split(",")} if args.types else None
     events = sorted((e for e in listing.items if not types or e.get("type") in types), key=_when)

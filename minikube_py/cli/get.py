@@ -23,6 +23,7 @@ from .common import (
     handles_errors,
     namespace,
     print_table,
+    resolve_kind,
     resource_ref,
 )
 
@@ -68,7 +69,7 @@ def _rows(table: dict[str, Any], wide: bool, with_namespace: bool
 
 @handles_errors
 def run(args: argparse.Namespace) -> int:
-    info = kinds.resolve(args.kind)
+    info = resolve_kind(args.kind)
     client = connect(args)
     ns = _scope(args, info, client)
     query = {"labelSelector": args.selector, "fieldSelector": args.field_selector}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from .. import __version__
 from . import apply, daemon, delete, describe_cmd, events, get, logs, rollout, scale
@@ -20,6 +21,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="A single-host, Kubernetes-shaped orchestrator.",
     )
     parser.add_argument("--version", action="version", version=f"minikube-py {__version__}")
+    # Also accepted after the command (each client command repeats them).
+    parser.add_argument("--kubeconfig", type=Path, default=None,
+                        help="kubeconfig of the control plane (default: the daemon's)")
+    parser.add_argument("-n", "--namespace", default=None, help="namespace")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (daemon, apply, get, describe_cmd, delete, logs, scale, rollout, events):
         module.register(commands)

@@ -13,8 +13,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..api import kinds
-from .common import client_options, connect, handles_errors, namespace
+from .common import client_options, connect, handles_errors, namespace, resolve_kind
 
 
 class RolloutFailed(Exception):
@@ -70,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     kind, name = args.kind, args.name
     if name is None and "/" in kind:
         kind, name = kind.split("/", 1)
-    info = kinds.resolve(kind)
+    info = resolve_kind(kind)
     if info.plural != "deployments" or not name:
         print("error: rollout status supports deployment NAME", file=sys.stderr)
         return 1

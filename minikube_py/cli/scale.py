@@ -6,8 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..api import kinds
-from .common import client_options, connect, handles_errors, namespace, resource_ref
+from .common import client_options, connect, handles_errors, namespace, resolve_kind, resource_ref
 
 
 def register(commands: Any) -> None:
@@ -28,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     if not name:
         print("error: scale needs KIND NAME (or KIND/NAME)", file=sys.stderr)
         return 1
-    info = kinds.resolve(kind)
+    info = resolve_kind(kind)
     if info.plural not in ("deployments", "replicasets"):
         print(f"error: {info.plural} cannot be scaled: only deployments and replicasets",
               file=sys.stderr)

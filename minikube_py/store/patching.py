@@ -37,9 +37,16 @@ STRATEGIC, MERGE, JSON, APPLY = "strategic", "merge", "json", "apply"
 DEFAULT_MANAGER = "minikube-py"
 
 
-def _without_times(obj: Mapping[str, Any]) -> Any:
+def _without_times(obj: Mapping[str, Any], *, untracked: bool = False) -> Any:
+    """``obj`` as the unchanged-check compares it: managedFields without timestamps.
+
+    ``untracked``: the live object carried no managedFields, so the
+    ``before-first-apply`` entry apply adds for it is bookkeeping, not a change
+    (else re-applying a config that owns nothing would never be "unchanged").
+    """
     meta = obj.get("metadata") or {}
-    fields = [{k: v for k, v in e.items() if k != "time"} for e in meta.get("managedFields") or []]
+    fields = [{k: v for k, v in e.items() if k != "time"} for e in meta.get("managedFields") or []
+              if not (untracked and e.get("manager") == "before-first-apply")]
     return {**obj, "metadata": {**meta, "managedFields": fields, "resourceVersion": None}}
 
 
@@ -93,7 +100,9 @@ def patch(registry: Registry, resource: str, namespace: str | None, name: str,
         pinned = _pinned_rv(patch_type, body)
         new.setdefault("metadata", {})["resourceVersion"] = pinned or live["metadata"][
             "resourceVersion"]
-        if patch_type == APPLY and _without_times(new) == _without_times(live):
+        untracked = not (live.get("metadata") or {}).get("managedFields")
+        if patch_type == APPLY and _without_times(new, untracked=untracked) == _without_times(
+                live, untracked=untracked):
             return live, False
         try:
             return registry.update(new, namespace=ns, subresource=subresource,

@@ -1,0 +1,99 @@
+"""A real daemon (fake runtime) in a temp dir, and helpers to drive it with the
+real kubectl, the official client and our own CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFESTS = ROOT / "manifests"
+
+
+@dataclass
+class Daemon:
+    proc: subprocess.Popen[str]
+    state: Path
+    log: list[str] = field(default_factory=list)
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.state / "kubeconfig"
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "KUBECONFIG": str(self.kubeconfig),
+                "MINIKUBE_PY_KUBECONFIG": str(self.kubeconfig)}
+
+    def kubectl(self, *args: str, input: str | None = None, check: bool = True,
+                timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        kubectl = shutil.which("kubectl")
+        assert kubectl, "kubectl is not installed (make test installs kubernetes-client)"
+        result = subprocess.run(
+            [kubectl, "--cache-dir", str(self.state / "kubectl-cache"), *args],
+            input=input, capture_output=True, text=True, env=self.env(), timeout=timeout)
+        if check and result.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed ({result.returncode}):\n"
+                                 f"{result.stdout}{result.stderr}")
+        return result
+
+    def cli(self, *args: str, input: str | None = None, check: bool = True,
+            timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run([sys.executable, "-m", "minikube_py", *args], input=input,
+                                capture_output=True, text=True, env=self.env(),
+                                timeout=timeout)
+        if check and result.returncode != 0:
+            raise AssertionError(f"minikube-py {' '.join(args)} failed ({result.returncode}):"
+                                 f"\n{result.stdout}{result.stderr}")
+        return result
+
+    def get_json(self, *args: str) -> Any:
+        return json.loads(self.kubectl("get", *args, "-o", "json").stdout)
+
+
+def start_daemon(state: Path, *extra: str, timeout: float = 30) -> Daemon:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "minikube_py", "daemon", "--state-dir", str(state),
+         "--listen", "127.0.0.1:0", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    daemon = Daemon(proc, state)
+    assert proc.stderr is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        daemon.log.append(line)
+        if "daemon running" in line:
+            return daemon
+    proc.kill()
+    raise AssertionError("daemon did not start:\n" + "".join(daemon.log))
+
+
+def stop_daemon(daemon: Daemon) -> int:
+    daemon.proc.send_signal(signal.SIGTERM)
+    try:
+        return daemon.proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        daemon.proc.kill()
+        daemon.proc.wait()
+        raise AssertionError("daemon did not stop within 5 s of SIGTERM") from None
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    d = start_daemon(tmp_path_factory.mktemp("daemon") / "state", "--nodes", "2")
+    try:
+        yield d
+    finally:
+        assert stop_daemon(d) == 0

@@ -1,0 +1,176 @@
+"""The real kubectl (v1.32) against a running daemon, as a user would use it."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+
+import pytest
+import yaml
+
+from .conftest import MANIFESTS, Daemon
+
+pytestmark = pytest.mark.e2e
+
+PLACED_POD = textwrap.dedent("""\
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: {name}
+      labels: {{app: placed}}
+    spec:
+      nodeName: node-1
+      containers:
+      - name: main
+        image: localhost/minikube-py/busybox:1.35
+        imagePullPolicy: IfNotPresent
+    """)
+
+
+def test_version_and_discovery(daemon: Daemon):
+    version = json.loads(daemon.kubectl("version", "-o", "json").stdout)
+    assert version["serverVersion"]["major"] == "1"
+    assert version["serverVersion"]["minor"] == "32"
+    resources = daemon.kubectl("api-resources", "--no-headers").stdout
+    for line in ("pods", "po", "deployments", "deploy", "replicasets", "nodes", "namespaces",
+                 "events"):
+        assert line in resources.split(), line
+    assert "apps/v1" in daemon.kubectl("api-versions").stdout.split()
+
+
+def test_apply_file_again_and_changed(daemon: Daemon, tmp_path):
+    hello = MANIFESTS / "hello-pod.yaml"
+    assert daemon.kubectl("apply", "-f", str(hello)).stdout.strip() == "pod/hello created"
+    assert daemon.kubectl("apply", "-f", str(hello)).stdout.strip() == "pod/hello unchanged"
+    changed = yaml.safe_load(hello.read_text())
+    changed["metadata"]["labels"]["tier"] = "demo"
+    f = tmp_path / "hello.yaml"
+    f.write_text(yaml.safe_dump(changed))
+    assert daemon.kubectl("apply", "-f", str(f)).stdout.strip() == "pod/hello configured"
+    assert daemon.get_json("pod", "hello")["metadata"]["labels"]["tier"] == "demo"
+
+
+def test_apply_directory_and_multi_document_file(daemon: Daemon):
+    out = daemon.kubectl("apply", "-f", str(MANIFESTS)).stdout.splitlines()
+    assert "namespace/batch created" in out or "namespace/batch unchanged" in out
+    assert any(line.startswith("deployment.apps/web ") for line in out)
+    assert any(line.startswith("pod/countdown ") for line in out)
+    multi = daemon.kubectl("apply", "-f", str(MANIFESTS / "batch-namespace.yaml")).stdout
+    assert multi.splitlines() == ["namespace/batch unchanged", "pod/countdown unchanged"]
+    assert daemon.get_json("pod", "countdown", "-n", "batch")["spec"]["restartPolicy"] == \
+        "OnFailure"
+
+
+def test_get_in_every_output_format(daemon: Daemon):
+    daemon.kubectl("apply", "-f", str(MANIFESTS / "hello-pod.yaml"))
+    wide = daemon.kubectl("get", "pods", "-o", "wide").stdout.splitlines()
+    assert wide[0].split() == ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE",
+                               "NOMINATED", "NODE", "READINESS", "GATES"]
+    assert any(row.startswith("hello ") for row in wide[1:])
+    as_yaml = yaml.safe_load(daemon.kubectl("get", "pod", "hello", "-o", "yaml").stdout)
+    assert as_yaml["kind"] == "Pod" and as_yaml["spec"]["containers"][0]["name"] == "hello"
+    as_json = daemon.get_json("pods")
+    assert as_json["kind"] == "List"
+    assert "hello" in [p["metadata"]["name"] for p in as_json["items"]]
+    nodes = daemon.kubectl("get", "nodes").stdout.splitlines()
+    assert nodes[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
+    assert [n.split()[:2] for n in nodes[1:]] == [["node-1", "Ready"], ["node-2", "Ready"]]
+    names = daemon.kubectl("get", "pods", "-l", "app=hello", "-o", "name").stdout.split()
+    assert names == ["pod/hello"]
+
+
+def test_describe_logs_events_and_delete_of_a_running_pod(daemon: Daemon):
+    daemon.kubectl("apply", "-f", "-", input=PLACED_POD.format(name="placed"))
+    daemon.kubectl("wait", "--for=condition=Ready", "pod/placed", "--timeout=30s")
+    described = daemon.kubectl("describe", "pod", "placed").stdout
+    assert re.search(r"^Node:\s+node-1/", described, re.M)
+    assert re.search(r"^Status:\s+Running$", described, re.M)
+    events_section = described.split("Events:", 1)[1]
+    for reason in ("Pulled", "Created", "Started"):
+        assert reason in events_section, reason
+    logs = daemon.kubectl("logs", "placed").stdout
+    assert "as default/placed/main" in logs
+    assert daemon.kubectl("logs", "placed", "--tail=1").stdout.count("\n") == 1
+    events = daemon.kubectl("get", "events", "--field-selector",
+                            "involvedObject.name=placed").stdout
+    assert "Started" in events and "pod/placed" in events
+    deleted = daemon.kubectl("delete", "pod", "placed").stdout.strip()
+    assert deleted == 'pod "placed" deleted'
+    missing = daemon.kubectl("get", "pod", "placed", check=False)
+    assert missing.returncode == 1
+    assert 'Error from server (NotFound): pods "placed" not found' in missing.stderr
+
+
+def test_scale(daemon: Daemon):
+    daemon.kubectl("apply", "-f", str(MANIFESTS / "web-deployment.yaml"))
+    out = daemon.kubectl("scale", "deployment", "web", "--replicas=5").stdout.strip()
+    assert out == "deployment.apps/web scaled"
+    dep = daemon.get_json("deployment", "web")
+    assert dep["spec"]["replicas"] == 5
+    assert dep["metadata"]["generation"] >= 2
+
+
+def test_patch_types(daemon: Daemon):
+    daemon.kubectl("apply", "-f", str(MANIFESTS / "hello-pod.yaml"))
+    daemon.kubectl("patch", "pod", "hello", "--type=merge", "-p",
+                   '{"metadata":{"annotations":{"note":"merge"}}}')
+    daemon.kubectl("patch", "pod", "hello", "--type=json", "-p",
+                   '[{"op":"add","path":"/metadata/labels/json","value":"yes"}]')
+    daemon.kubectl("patch", "pod", "hello", "-p",  # strategic is the default
+                   '{"spec":{"containers":[{"name":"hello",'
+                   '"image":"localhost/minikube-py/busybox:1.36"}]}}')
+    pod = daemon.get_json("pod", "hello")
+    assert pod["metadata"]["annotations"]["note"] == "merge"
+    assert pod["metadata"]["labels"]["json"] == "yes"
+    assert pod["spec"]["containers"][0]["image"] == "localhost/minikube-py/busybox:1.36"
+    assert len(pod["spec"]["containers"]) == 1  # merged by name, not replaced
+
+
+def test_server_side_apply(daemon: Daemon):
+    pod = PLACED_POD.format(name="ssa").replace("nodeName: node-1\n  ", "")
+    out = daemon.kubectl("apply", "--server-side", "-f", "-", input=pod).stdout.strip()
+    assert out == "pod/ssa serverside-applied"
+    managers = [e["manager"] for e in daemon.get_json(
+        "pod", "ssa", "--show-managed-fields")["metadata"]["managedFields"]]
+    assert "kubectl" in managers
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda p: p["spec"]["containers"][0].__setitem__("imagee", "x"),
+     'strict decoding error: unknown field "spec.containers[0].imagee"'),
+    (lambda p: p["spec"]["containers"][0].pop("image"),
+     'The Pod "bad" is invalid: spec.containers[0].image: Required value'),
+    (lambda p: p["spec"]["containers"][0].__setitem__(
+        "resources", {"requests": {"memory": "lots"}}),
+     "spec.containers[0].resources.requests[memory]: Invalid value: \"lots\""),
+])
+def test_bad_manifests_are_refused_with_the_field_named(daemon: Daemon, mutate, message):
+    pod = yaml.safe_load(PLACED_POD.format(name="bad"))
+    mutate(pod)
+    result = daemon.kubectl("apply", "-f", "-", input=yaml.safe_dump(pod), check=False)
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert daemon.kubectl("get", "pod", "bad", check=False).returncode == 1
+
+
+def test_watch_sees_changes(daemon: Daemon):
+    import subprocess
+    import time
+    watcher = subprocess.Popen(
+        ["kubectl", "--cache-dir", str(daemon.state / "kubectl-cache"), "get", "pods",
+         "-l", "app=watched", "-w", "--request-timeout=20s"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=daemon.env())
+    try:
+        time.sleep(1.0)  # let the watch start before the change it must see
+        pod = PLACED_POD.format(name="watched").replace("app: placed", "app: watched")
+        daemon.kubectl("apply", "-f", "-", input=pod)
+        daemon.kubectl("wait", "--for=condition=Ready", "pod/watched", "--timeout=30s")
+        daemon.kubectl("delete", "pod", "watched")
+        time.sleep(0.5)
+    finally:
+        watcher.terminate()
+        out, _ = watcher.communicate(timeout=10)
+    rows = [line.split() for line in out.splitlines() if line.startswith("watched")]
+    assert rows, out
+    assert any(r[2] == "Running" for r in rows), out
