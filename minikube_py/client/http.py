@@ -96,10 +96,14 @@ class HTTPWatch:
                                                  json.dumps(ev["object"]).encode()))
                     break
                 self._queue.put(Event(ev["type"], ev["object"]))
-        except (OSError, ValueError, http.client.HTTPException) as exc:
+        except Exception as exc:  # the reader must end quietly, whatever broke
             if not self._stopped:
                 self._queue.put(exc)
         finally:
+            # Only this thread closes the connection: closing it under a blocked
+            # readline() races inside http.client.
+            with contextlib.suppress(Exception):
+                self._conn.close()
             self._queue.put(None)
 
     def next(self, timeout: float | None = None) -> Event | None:
@@ -119,11 +123,11 @@ class HTTPWatch:
 
     def stop(self) -> None:
         self._stopped = True
-        # Shut the socket down so the reader thread's blocking readline returns now.
+        # Shut the socket down so the reader thread's blocking readline returns now;
+        # the reader then closes the connection.
         with contextlib.suppress(OSError):
             if self._conn.sock is not None:
                 self._conn.sock.shutdown(2)
-        self._conn.close()
 
     def __iter__(self) -> Iterator[Event]:
         while True:

@@ -118,3 +118,30 @@ def test_without_a_daemon_it_says_how_to_start_one(tmp_path):
     assert result.returncode == 1
     assert "no minikube-py control plane is running" in result.stderr
     assert "minikube-py daemon" in result.stderr
+
+
+def test_get_watch_prints_changes(daemon: Daemon):
+    import subprocess
+    import sys
+    import time
+    watcher = subprocess.Popen([sys.executable, "-m", "minikube_py", "get", "pods", "-w",
+                                "-l", "app=cli-watch"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=daemon.env())
+    try:
+        time.sleep(1.5)
+        daemon.cli("apply", "-f", "-", input=textwrap.dedent("""\
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: cli-watch, labels: {app: cli-watch}}
+            spec:
+              nodeName: node-1
+              containers: [{name: main, image: localhost/minikube-py/busybox:1.35}]
+            """))
+        daemon.kubectl("wait", "--for=condition=Ready", "pod/cli-watch", "--timeout=30s")
+        time.sleep(0.5)
+    finally:
+        watcher.terminate()
+        out, err = watcher.communicate(timeout=10)
+    rows = [line.split() for line in out.splitlines() if line.startswith("cli-watch")]
+    assert rows[0][:3] == ["cli-watch", "0/1", "Pending"], out + err
+    assert any(r[1:3] == ["1/1", "Running"] for r in rows), out

@@ -174,3 +174,25 @@ def test_watch_sees_changes(daemon: Daemon):
     rows = [line.split() for line in out.splitlines() if line.startswith("watched")]
     assert rows, out
     assert any(r[2] == "Running" for r in rows), out
+
+
+def test_logs_follow_streams_until_interrupted(daemon: Daemon):
+    import subprocess
+    import time
+    daemon.kubectl("apply", "-f", "-", input=PLACED_POD.format(name="follow"))
+    daemon.kubectl("wait", "--for=condition=Ready", "pod/follow", "--timeout=30s")
+    proc = subprocess.Popen(
+        ["kubectl", "--cache-dir", str(daemon.state / "kubectl-cache"), "logs", "-f",
+         "--timestamps", "follow"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=daemon.env())
+    try:
+        time.sleep(1.5)
+        assert proc.poll() is None, "logs -f ended while the container still runs"
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    first = out.splitlines()[0]
+    # --timestamps: an RFC 3339 time, then the line itself (which has its own time).
+    assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ", first), first
+    assert "as default/follow/main" in out
+    daemon.kubectl("delete", "pod", "follow")
