@@ -27,6 +27,9 @@ from .kubelet.kubelet import Kubelet
 from .nodes import HostInfo, NodeSpec, carve, load_config
 from .runtime.base import ContainerRuntime
 from .runtime.fake import FakeRuntime
+from .scheduler.config import load_profile
+from .scheduler.framework import Framework
+from .scheduler.scheduler import Scheduler
 from .store.journal import Durability
 from .store.registry import Registry
 from .store.store import Store
@@ -50,6 +53,7 @@ class Options:
     overcommit: bool = False
     durability: Durability = "flush"
     heartbeat_interval: float = 10.0
+    scheduler_config: Path | None = None
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -96,6 +100,19 @@ class _KubeletLogs:
         return kubelet.logs(pod, container, **options)
 
 
+class _SchedulerView:
+    """What the API server may show of the scheduler (decisions and queue)."""
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self._scheduler = scheduler
+
+    def decisions(self, namespace: str, name: str) -> list[dict[str, Any]]:
+        return self._scheduler.decisions(namespace, name)
+
+    def queue(self) -> dict[str, Any]:
+        return self._scheduler.queue_info()
+
+
 class ControlPlane:
     """One process's control plane, rooted at a state directory."""
 
@@ -106,6 +123,7 @@ class ControlPlane:
         self._registry: Registry | None = None
         self.kubelets: dict[str, Kubelet] = {}
         self.apiserver: APIServer | None = None
+        self.scheduler: Scheduler | None = None
         self.node_specs: list[NodeSpec] = []
         self._running = False
 
@@ -148,10 +166,12 @@ class ControlPlane:
         opts = self.options
         host = HostInfo.read(self.state_dir)
         specs = self._plan_nodes(host)  # config errors before touching any state
+        profile = load_profile(opts.scheduler_config)
         try:
             self._store = Store(self.state_dir, durability=opts.durability)
             self._registry = Registry(self._store)
             created = self._registry.ensure_system_namespaces()
+            self._registry.ensure_system_priority_classes()
             token = _load_token(self.state_dir / "token")
             client = LocalClient(self._registry, field_manager="minikube-py")
             self._forget_unconfigured_nodes({s.name for s in specs})
@@ -162,10 +182,14 @@ class ControlPlane:
             self.node_specs = specs
             for kubelet in self.kubelets.values():
                 kubelet.start()
+            self.scheduler = Scheduler(LocalClient(self._registry, field_manager="scheduler"),
+                                       framework=Framework(profile))
+            self.scheduler.start()
             ca, cert, key = tls.ensure(self.state_dir, opts.host)
             self.apiserver = APIServer(self._registry, token=token, host=opts.host,
                                        port=opts.port, log_source=_KubeletLogs(self.kubelets),
-                                       ready=self.ready, tls=tls.server_context(cert, key))
+                                       ready=self.ready, tls=tls.server_context(cert, key),
+                                       scheduler=_SchedulerView(self.scheduler))
             self.apiserver.start()
             kubeconfig.write(self.kubeconfig_path, self.apiserver.url, token,
                              ca_pem=ca.read_bytes())
@@ -194,6 +218,9 @@ class ControlPlane:
         if self.apiserver is not None:
             self.apiserver.stop()
             self.apiserver = None
+        if self.scheduler is not None:
+            self.scheduler.stop()
+            self.scheduler = None
         for kubelet in self.kubelets.values():
             try:
                 kubelet.stop()

@@ -5,18 +5,19 @@ Contracts
 * :func:`apply_defaults` is pure: it returns a new dict and never mutates its
   input. It applies, per kind, what ``SetDefaults_*`` in
   ``pkg/apis/core/v1/defaults.go`` / ``pkg/apis/apps/v1/defaults.go`` (plus the
-  declarative ``+default`` markers) apply, and for Pods and Namespaces the few
-  create-time mutations the API server always makes:
+  declarative ``+default`` markers) apply, and for Namespaces the create-time
+  mutation the API server always makes: the ``kubernetes`` finalizer, as the
+  namespace strategy's ``PrepareForCreate`` adds it. Pass ``create=False`` when
+  defaulting an update so a finalizer the namespace controller removed is not
+  put back.
 
-  - Pods get ``priority``/``preemptionPolicy`` as the ``Priority`` admission
-    plugin sets them when no PriorityClass is named (``0`` and
-    ``PreemptLowerPriority``; the two built-in system classes get their
-    values), and a negative ``terminationGracePeriodSeconds`` becomes ``1``
-    (the pod registry strategy's rule).
-  - Namespaces get the ``kubernetes`` finalizer on create, as the namespace
-    strategy's ``PrepareForCreate`` adds it. Pass ``create=False`` when
-    defaulting an update so a finalizer the namespace controller removed is not
-    put back.
+  A Pod's ``spec.priority`` / ``spec.preemptionPolicy`` are *not* defaults:
+  Kubernetes' ``SetDefaults`` leaves them alone and the ``Priority`` admission
+  plugin resolves them from PriorityClass objects, which is the registry's job
+  (:mod:`minikube_py.store.registry`). A PriorityClass gets
+  ``preemptionPolicy: PreemptLowerPriority`` (``SetDefaults_PriorityClass``) and
+  ``value: 0`` when absent (the field is not ``omitempty``: Kubernetes always
+  serialises it).
 
   Fields Kubernetes defaults only when they are the zero value (``""``, ``0``)
   are treated the same here: an explicit ``timeoutSeconds: 0`` becomes ``1``.
@@ -43,13 +44,6 @@ from .schema_model import LIST, MAP, OBJECT, QUANTITY, Schema
 __all__ = ["apply_defaults", "canonicalize", "image_pull_policy"]
 
 Obj = dict[str, Any]
-
-#: Values the Priority admission plugin resolves without any PriorityClass
-#: object (``scheduling.SystemPriorityClasses``).
-SYSTEM_PRIORITY_CLASSES = {
-    "system-node-critical": 2000001000,
-    "system-cluster-critical": 2000000000,
-}
 
 _DEFAULT_MODE = 0o644  # secret/configMap/downwardAPI/projected defaultMode (420)
 
@@ -247,21 +241,6 @@ def _pod(pod: Obj, create: bool) -> None:
                 for port in _dicts(container.get("ports")):
                     if not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort", 0)
-    if create:
-        _priority(spec)
-
-
-def _priority(spec: Obj) -> None:
-    """The Priority admission plugin, for the cases that need no PriorityClass
-    object: no class named (priority 0) or a built-in system class."""
-    class_name = spec.get("priorityClassName") or ""
-    if not class_name:
-        _default_missing(spec, "priority", 0)
-    elif class_name in SYSTEM_PRIORITY_CLASSES:
-        _default_missing(spec, "priority", SYSTEM_PRIORITY_CLASSES[class_name])
-    else:
-        return  # resolved against a PriorityClass object by admission
-    _default_missing(spec, "preemptionPolicy", "PreemptLowerPriority")
 
 
 def _template(spec: Obj) -> None:
@@ -323,6 +302,12 @@ def _event(event: Obj, create: bool) -> None:
     """Kubernetes defaults nothing on a core/v1 Event."""
 
 
+def _priority_class(priority_class: Obj, create: bool) -> None:
+    """``SetDefaults_PriorityClass``; ``value`` is always serialised (not omitempty)."""
+    _default_missing(priority_class, "preemptionPolicy", "PreemptLowerPriority")
+    _default_missing(priority_class, "value", 0)
+
+
 _DEFAULTERS: dict[str, Callable[[Obj, bool], None]] = {
     "Pod": _pod,
     "Deployment": _deployment,
@@ -330,6 +315,7 @@ _DEFAULTERS: dict[str, Callable[[Obj, bool], None]] = {
     "Namespace": _namespace,
     "Node": _node,
     "Event": _event,
+    "PriorityClass": _priority_class,
 }
 
 

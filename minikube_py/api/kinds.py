@@ -66,6 +66,8 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("Deployment", "apps", "v1", "deployments", "deployment", True, ("deploy",)),
     KindInfo("ReplicaSet", "apps", "v1", "replicasets", "replicaset", True, ("rs",),
              ("status.replicas",)),
+    KindInfo("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass",
+             namespaced=False, short_names=("pc",)),
 )
 
 _BY_KIND: dict[str, KindInfo] = {k.kind: k for k in KINDS}

@@ -846,6 +846,22 @@ def _parse_json(text: str, source: str) -> list[_Doc]:
     return _JsonReader(text, source).documents()
 
 
+#: One parsed document with line information (``value``, ``number``, ``line``,
+#: ``line_of(obj)``), for callers that read non-manifest YAML the same safe way.
+Document = _Doc
+
+
+def parse_documents(data: bytes, source: str, *, json: bool = False) -> list[Document]:
+    """Parse YAML (or JSON) with the loader's safety limits and line tracking, but
+    without requiring Kubernetes' ``apiVersion``/``kind`` (e.g. node configs).
+
+    Raises :class:`ManifestError` naming ``source`` and the line.
+    """
+    if json:
+        return _parse_json(data.decode("utf-8"), source)
+    return _parse_yaml(data, source)
+
+
 # ------------------------------------------------------------------------------ dump
 
 

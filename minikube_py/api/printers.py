@@ -8,7 +8,7 @@ server returns for ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``
 ``asTable``):
 
 * **Columns** are Kubernetes' own column definitions for ``Pod``, ``Node``,
-  ``Namespace``, ``Event``, ``Deployment`` and ``ReplicaSet``: name, type,
+  ``Namespace``, ``Event``, ``Deployment``, ``ReplicaSet`` and ``PriorityClass``: name, type,
   format, description, priority. Priority ``0`` columns are always shown,
   priority ``1`` only by ``kubectl -o wide``. As in Kubernetes the server always
   fills *every* column (it prints with ``Wide: true``); hiding priority-1
@@ -430,6 +430,25 @@ REPLICASET_COLUMNS: Final = (
            "#label-selectors", priority=1),
 )
 
+PRIORITY_CLASS_COLUMNS: Final = (
+    Column("Name", "string", _D_NAME, format="name"),
+    Column("Value", "integer",
+           "value represents the integer value of this priority class. This is the actual "
+           "priority that pods receive when they have the name of this class in their pod "
+           "spec."),
+    Column("Global-Default", "boolean",
+           "globalDefault specifies whether this PriorityClass should be considered as the "
+           "default priority for pods that do not have any priority class. Only one "
+           "PriorityClass can be marked as `globalDefault`. However, if more than one "
+           "PriorityClasses exists with their `globalDefault` field set to true, the smallest "
+           "value of such global default PriorityClasses will be used as the default "
+           "priority."),
+    Column("Age", "string", _D_CREATED),
+    Column("PreemptionPolicy", "string",
+           "preemptionPolicy is the Policy for preempting pods with lower priority. One of "
+           "Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset."),
+)
+
 DEFAULT_COLUMNS: Final = (
     Column("Name", "string", _D_NAME, format="name"),
     Column("Created At", "date", _D_CREATED),
@@ -829,6 +848,20 @@ def _print_replicaset(obj: Mapping[str, Any], now: float) -> tuple[list[Any], No
     ], None
 
 
+# ------------------------------------------------------------- scheduling
+
+
+def _print_priority_class(obj: Mapping[str, Any], now: float) -> tuple[list[Any], None]:
+    metadata = _m(obj.get("metadata"))
+    return [
+        _str(metadata.get("name")),
+        _int(obj.get("value")),
+        obj.get("globalDefault") is True,
+        _age_of(_epoch(metadata.get("creationTimestamp")), now),
+        _str(obj.get("preemptionPolicy")),
+    ], None
+
+
 def _print_default(obj: Mapping[str, Any], now: float) -> tuple[list[Any], None]:
     metadata = _m(obj.get("metadata"))
     return [_str(metadata.get("name")), _rfc3339_utc(metadata.get("creationTimestamp"))], None
@@ -845,6 +878,7 @@ _PRINTERS: Final[dict[str, tuple[tuple[Column, ...], _Printer]]] = {
     "Event": (EVENT_COLUMNS, _print_event),
     "Deployment": (DEPLOYMENT_COLUMNS, _print_deployment),
     "ReplicaSet": (REPLICASET_COLUMNS, _print_replicaset),
+    "PriorityClass": (PRIORITY_CLASS_COLUMNS, _print_priority_class),
 }
 
 

@@ -1,6 +1,7 @@
 """The field schema of every kind minikube-py serves, as Kubernetes v1.32 defines it.
 
-Written from ``k8s.io/api/core/v1/types.go`` and ``k8s.io/api/apps/v1/types.go``:
+Written from ``k8s.io/api/core/v1/types.go``, ``k8s.io/api/apps/v1/types.go`` and
+``k8s.io/api/scheduling/v1/types.go``:
 field names, JSON types, integer widths, and the ``patchStrategy`` /
 ``patchMergeKey`` tags that strategic merge patch relies on. Volume sources we
 never act on (nfs, csi, ...) are accepted as free-form objects so manifests that
@@ -195,6 +196,19 @@ REPLICA_SET_STATUS = obj(APPS + "ReplicaSetStatus", {
                           "Current conditions.", merge_key="type", strategy="merge"),
 }, "The observed state of a ReplicaSet.", required=("replicas",))
 
+# ------------------------------------------------------------------ scheduling
+
+SCHEDULING = "io.k8s.api.scheduling.v1."
+
+PRIORITY_CLASS_FIELDS: dict[str, Schema] = {
+    "value": int32("The integer value of this priority class: the priority pods naming "
+                   "this class receive."),
+    "globalDefault": boolean("Whether this class is the default priority of pods that name "
+                             "no class. Only one PriorityClass can be the global default."),
+    "description": string("Guidelines on when this priority class should be used."),
+    "preemptionPolicy": string("Never or PreemptLowerPriority (the default)."),
+}
+
 # ---------------------------------------------------------------------- roots
 
 _TYPE_META = {
@@ -203,9 +217,10 @@ _TYPE_META = {
 }
 
 
-def _root(name: str, description: str, fields: dict[str, Schema]) -> Schema:
+def _root(name: str, description: str, fields: dict[str, Schema], *,
+          required: tuple[str, ...] = ()) -> Schema:
     return obj(name, {**_TYPE_META, "metadata": ref(OBJECT_META, "Standard object metadata."),
-                      **fields}, description)
+                      **fields}, description, required=required)
 
 
 ROOTS: dict[str, Schema] = {
@@ -241,6 +256,10 @@ ROOTS: dict[str, Schema] = {
         "spec": ref(DEPLOYMENT_SPEC), "status": ref(DEPLOYMENT_STATUS)}),
     "ReplicaSet": _root(APPS + "ReplicaSet", "Keeps a number of pod replicas running.", {
         "spec": ref(REPLICA_SET_SPEC), "status": ref(REPLICA_SET_STATUS)}),
+    "PriorityClass": _root(
+        SCHEDULING + "PriorityClass",
+        "Maps a priority class name to the integer priority value of pods.",
+        PRIORITY_CLASS_FIELDS, required=("value",)),
     "List": obj("io.k8s.apimachinery.pkg.apis.meta.v1.List", {
         **_TYPE_META,
         "metadata": ref(LIST_META, "Standard list metadata."),

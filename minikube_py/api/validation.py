@@ -19,7 +19,8 @@ Contracts
   generated name is valid exactly when the prefix is).
 
 Per kind: Pod (``validation_pod``), Deployment and ReplicaSet
-(``validation_apps``), and here Node, Namespace and Event. A core/v1 Event is
+(``validation_apps``), PriorityClass (``validation_scheduling``), and here Node,
+Namespace and Event. A core/v1 Event is
 validated the way Kubernetes validates a legacy event (namespace agreement with
 ``involvedObject``, and the reporting fields only for events that set
 ``eventTime``), followed by the generic metadata checks every object gets.
@@ -64,6 +65,7 @@ from .validation_meta import (
     validate_object_meta_update,
 )
 from .validation_pod import validate_pod, validate_pod_update
+from .validation_scheduling import validate_priority_class, validate_priority_class_update
 
 __all__ = ["check_create", "check_update", "validate", "validate_update"]
 
@@ -294,6 +296,7 @@ _CREATE: dict[str, Callable[[Mapping[str, Any]], Errs]] = {
     "Event": _validate_event,
     "Deployment": validate_deployment,
     "ReplicaSet": validate_replica_set,
+    "PriorityClass": validate_priority_class,
 }
 
 _UPDATE: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Errs]] = {
@@ -303,6 +306,7 @@ _UPDATE: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Errs]] = {
     "Event": _validate_event_update,
     "Deployment": validate_deployment_update,
     "ReplicaSet": validate_replica_set_update,
+    "PriorityClass": validate_priority_class_update,
 }
 
 

@@ -26,6 +26,7 @@ from ..api import kinds, printers
 from ..api.errors import BadRequest, Expired, MethodNotAllowed, NotFound, StatusError
 from ..api.fields import parse_field_selector
 from ..api.labels import parse_selector
+from ..api.protobuf import decode_k8s_protobuf
 from ..store.registry import Registry
 from ..store.watch import WatchEvent
 from .negotiation import Wanted, body_type, negotiate
@@ -282,6 +283,8 @@ class ResourceHandlers:
         if len(req.body) > MAX_BODY:
             raise _too_large()
         kind = body_type(req.headers.get("content-type"), patch=False)
+        if kind == "protobuf":
+            return decode_k8s_protobuf(req.body)
         try:
             if kind == "yaml":
                 return yaml.safe_load(req.body.decode())

@@ -8,8 +8,11 @@ client's order of preference:
   kubectl's ``get``);
 * ``metadata``: ``PartialObjectMetadata`` (``as=PartialObjectMetadata``).
 
-Aggregated discovery and protobuf are not served; clients that ask for them
-also list ``application/json`` and fall back to it, as the protocol intends.
+Aggregated discovery and protobuf responses are not served; clients that ask for
+them also list ``application/json`` and fall back to it, as the protocol intends.
+Protobuf *request bodies* are accepted for writes (client-go sends them and does
+not retry with JSON): :func:`body_type` reports ``protobuf`` and the handler
+decodes them with :func:`minikube_py.api.protobuf.decode_k8s_protobuf`.
 Only when nothing acceptable is listed is the answer 406.
 """
 
@@ -62,7 +65,8 @@ def negotiate(accept: str | None) -> Wanted:
                         f"application/yaml (asked for: {accept})")
 
 
-BODY_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+BODY_TYPES = ("application/json", "application/yaml", PROTOBUF)
 PATCH_TYPES = {
     "application/strategic-merge-patch+json": "strategic",
     "application/merge-patch+json": "merge",
@@ -73,7 +77,8 @@ PATCH_TYPES = {
 
 
 def body_type(content_type: str | None, *, patch: bool) -> str:
-    """The request body's type: ``json``/``yaml`` for writes, a patch type for PATCH."""
+    """The request body's type: ``json``/``yaml``/``protobuf`` for writes (protobuf
+    is decoded, never answered with), a patch type for PATCH."""
     media = _params(content_type or "")[0]
     if patch:
         kind = PATCH_TYPES.get(media)
@@ -86,6 +91,8 @@ def body_type(content_type: str | None, *, patch: bool) -> str:
         return "json"
     if media == "application/yaml":
         return "yaml"
+    if media == PROTOBUF:
+        return "protobuf"
     raise UnsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml")
+        f"application/json, application/yaml, {PROTOBUF}")

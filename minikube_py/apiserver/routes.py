@@ -26,6 +26,7 @@ SUBRESOURCES: dict[str, tuple[str, ...]] = {
     "deployments": ("status", "scale"),
     "replicasets": ("status", "scale"),
     "events": (),
+    "priorityclasses": (),
 }
 
 

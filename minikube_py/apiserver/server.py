@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..api.errors import (
@@ -51,6 +51,14 @@ _DRAIN_LIMIT = 16 * 1024 * 1024
 
 
 
+class SchedulerInfo(Protocol):
+    """What the scheduler shows through the API (wired in by the control plane)."""
+
+    def decisions(self, namespace: str, name: str) -> list[dict[str, Any]]: ...
+
+    def queue(self) -> dict[str, Any]: ...
+
+
 class ListenError(RuntimeError):
     """The API server could not bind its address (in use, not permitted, ...)."""
 
@@ -61,11 +69,13 @@ class APIServer:
     def __init__(self, registry: Registry, *, token: str, host: str = "127.0.0.1",
                  port: int = 0, log_source: LogSource | None = None,
                  ready: Callable[[], bool] = lambda: True,
-                 tls: ssl.SSLContext | None = None) -> None:
+                 tls: ssl.SSLContext | None = None,
+                 scheduler: SchedulerInfo | None = None) -> None:
         if not token:
             raise ValueError("the API server needs a bearer token")
         self._token = token.encode()
         self._ready = ready
+        self._scheduler = scheduler
         self._stopping = threading.Event()
         self.handlers = ResourceHandlers(registry, log_source=log_source,
                                          stopping=self._stopping.is_set)
@@ -159,6 +169,8 @@ class APIServer:
             listing = discovery.resource_list(parts[1], parts[2])
             if listing is not None:
                 return json_response(listing)
+        if path.startswith("/debug/scheduler/"):
+            return self._scheduler_info(parts[2:])
         if path == "/openapi/v3":
             return json_response(openapi.index())
         if path.startswith("/openapi/v3/"):
@@ -166,6 +178,18 @@ class APIServer:
             if doc is not None:
                 return Response(200, doc[0], headers=[("Cache-Control", "public, immutable")])
         raise NotFound(f'the server could not find the requested resource "{path}"')
+
+    def _scheduler_info(self, parts: list[str]) -> Response:
+        """``/debug/scheduler/decisions/NS/NAME`` and ``/debug/scheduler/queue``: the
+        scheduler's decision records and queue, for ``explain`` and the dashboard."""
+        if self._scheduler is None:
+            raise NotFound("this control plane runs no scheduler")
+        if parts == ["queue"]:
+            return json_response(self._scheduler.queue())
+        if len(parts) == 3 and parts[0] == "decisions":
+            records = self._scheduler.decisions(parts[1], parts[2])
+            return json_response({"pod": f"{parts[1]}/{parts[2]}", "decisions": records})
+        raise NotFound("use /debug/scheduler/decisions/NAMESPACE/NAME or /debug/scheduler/queue")
 
 
 class _Server(ThreadingHTTPServer):

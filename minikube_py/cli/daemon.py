@@ -52,6 +52,9 @@ def register(commands: Any) -> None:
     p.add_argument("--runtime", default="fake", choices=["fake"],
                    help="container runtime: fake (hollow nodes); podman arrives with the "
                         "kubelet issue")
+    p.add_argument("--scheduler-config", type=Path, default=None, metavar="FILE",
+                   help="a KubeSchedulerConfiguration: plugin weights, disabled plugins, "
+                        "scoring strategy, percentageOfNodesToScore")
     p.add_argument("--overcommit", action="store_true",
                    help="allow node sizes that add up to more than the host")
     p.add_argument("--log-level", default="info",
@@ -92,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     plane = ControlPlane(Options(
         state_dir=state_dir, host=host, port=port, nodes=args.nodes, config=args.config,
         runtime=args.runtime, overcommit=args.overcommit,
+        scheduler_config=args.scheduler_config,
         durability="fsync" if args.fsync else "flush"))
     try:
         plane.start()

@@ -49,6 +49,15 @@ def _scope(args: argparse.Namespace, info: kinds.KindInfo, client: HTTPClient) -
     return namespace(args, client)
 
 
+def _cell(value: Any, *, first: bool) -> str:
+    """A table cell as kubectl prints it: booleans in lower case, empty as <none>."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value in (None, "") and not first:
+        return "<none>"
+    return str(value)
+
+
 def _rows(table: dict[str, Any], wide: bool, with_namespace: bool
           ) -> tuple[list[str], list[list[str]], list[int]]:
     cols = table.get("columnDefinitions") or []
@@ -56,8 +65,7 @@ def _rows(table: dict[str, Any], wide: bool, with_namespace: bool
     names = [str(cols[i]["name"]).upper() for i in keep]
     rows = []
     for row in table.get("rows") or []:
-        cells = ["<none>" if row["cells"][i] in (None, "") and i != 0 else str(row["cells"][i])
-                 for i in keep]
+        cells = [_cell(row["cells"][i], first=i == 0) for i in keep]
         if with_namespace:
             ns = ((row.get("object") or {}).get("metadata") or {}).get("namespace", "")
             cells.insert(0, ns)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
-from . import apply, daemon, delete, describe_cmd, events, get, logs, rollout, scale
+from . import apply, daemon, delete, describe_cmd, events, explain, get, logs, rollout, scale
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="kubeconfig of the control plane (default: the daemon's)")
     parser.add_argument("-n", "--namespace", default=None, help="namespace")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (daemon, apply, get, describe_cmd, delete, logs, scale, rollout, events):
+    for module in (daemon, apply, get, describe_cmd, delete, logs, scale, rollout, events,
+                   explain):
         module.register(commands)
     version = commands.add_parser("version", help="print the version")
     version.set_defaults(func=lambda _args: print(f"minikube-py {__version__}") or 0)

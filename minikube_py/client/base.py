@@ -53,6 +53,11 @@ class WatchStream(Protocol):
 
     def stop(self) -> None: ...
 
+    @property
+    def stopped(self) -> bool:
+        """True once the watch has ended (stopped, or closed by the server)."""
+        ...
+
     def __iter__(self) -> Iterator[Event]: ...
 
 

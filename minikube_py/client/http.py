@@ -121,6 +121,10 @@ class HTTPWatch:
             raise item
         return item
 
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
     def stop(self) -> None:
         self._stopped = True
         # Shut the socket down so the reader thread's blocking readline returns now;

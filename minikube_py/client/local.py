@@ -28,6 +28,10 @@ class LocalWatch:
     def stop(self) -> None:
         self._watch.stop()
 
+    @property
+    def stopped(self) -> bool:
+        return self._watch.stopped
+
     def __iter__(self) -> Iterator[Event]:
         for ev in self._watch:
             yield Event(ev.type, ev.object)

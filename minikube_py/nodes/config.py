@@ -50,7 +50,7 @@ from minikube_py.api.errors import FieldError, FieldPath
 # The manifest module's private readers give us its YAML/JSON rules and the
 # line of every mapping in a list; its public loader insists on apiVersion and
 # kind, which a node config does not have.
-from minikube_py.api.manifest import ManifestError, _parse_json, _parse_yaml
+from minikube_py.api.manifest import ManifestError, parse_documents
 from minikube_py.api.names import is_dns1123_label
 from minikube_py.api.quantity import Quantity, validate_quantity
 from minikube_py.api.validation import validate
@@ -159,7 +159,8 @@ def _read(source: str) -> tuple[Any, int, Callable[[object], int | None]]:
         line = raw.count(b"\n", 0, e.start) + 1
         raise NodeConfigError(f"{source}:{line}: not valid UTF-8") from None
     try:
-        docs = _parse_json(text, source) if source.endswith(".json") else _parse_yaml(raw, source)
+        docs = parse_documents(text.encode() if source.endswith(".json") else raw, source,
+                               json=source.endswith(".json"))
     except ManifestError as e:
         raise NodeConfigError(e.message) from None
     docs = [d for d in docs if d.value is not None]

@@ -1,15 +1,30 @@
 """The registry: every write's path into the store, as Kubernetes' generic registry.
 
 Create: kind check -> namespace from the request -> strict decode (types,
-unknown fields) -> generateName -> defaults -> PrepareForCreate (uid,
-creationTimestamp, generation, status reset) -> validation -> canonical
-quantities -> namespace lifecycle admission -> store.
+unknown fields) -> generateName -> defaults -> Priority admission (pods) ->
+PrepareForCreate (uid, creationTimestamp, generation, status reset) ->
+validation -> Priority admission (PriorityClasses: one global default) ->
+canonical quantities -> namespace lifecycle admission -> store.
 
 Update: the same, with PrepareForUpdate against the stored object: immutable
 metadata kept, status kept on the main resource and only status taken from the
 ``status`` subresource, generation bumped when the spec changes, and update
 validation. Both the HTTP API server and in-process clients write through
 here, so no path can store an unchecked object.
+
+Priority admission is Kubernetes' ``Priority`` plugin:
+
+* A pod created with ``spec.priorityClassName`` gets that class's ``value`` and
+  ``preemptionPolicy``; a class that does not exist is ``Forbidden``. A pod
+  naming no class gets the global-default class (name included) when there is
+  one, else priority ``0`` and ``PreemptLowerPriority``. A ``priority`` or
+  ``preemptionPolicy`` given in the pod that differs from the computed one is
+  ``Forbidden``. On update a pod that omits them keeps the stored ones.
+  Pod templates (Deployments, ReplicaSets) are left alone, as in Kubernetes.
+* Only one PriorityClass may be ``globalDefault`` (a second is ``Forbidden``);
+  the built-in ``system-node-critical`` / ``system-cluster-critical`` classes
+  are created by :meth:`Registry.ensure_system_priority_classes` and cannot be
+  deleted.
 
 Contracts:
 
@@ -39,6 +54,11 @@ from ..api.errors import (
 )
 from ..api.qos import qos_class
 from ..api.validation import check_create, check_update
+from ..api.validation_scheduling import (
+    DEFAULT_PRIORITY,
+    SYSTEM_PRIORITY_CLASSES,
+    system_priority_class,
+)
 from . import patching, subresources
 from .store import DeleteResult, Object, Store, format_time
 
@@ -50,6 +70,9 @@ _IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
 
 #: Kinds whose ``metadata.generation`` tracks spec changes.
 _GENERATION_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet"})
+#: Kinds whose create sets ``metadata.generation`` to 1 without ever bumping it
+#: (the PriorityClass strategy's ``PrepareForCreate``).
+_CREATE_GENERATION_KINDS = _GENERATION_KINDS | {"PriorityClass"}
 #: Kinds with a ``status`` subresource: the main resource cannot change status.
 _STATUS_KINDS = frozenset({"Pod", "Node", "Namespace", "Deployment", "ReplicaSet"})
 
@@ -131,13 +154,20 @@ class Registry:
             meta["namespace"] = ns
         else:
             meta.pop("namespace", None)  # as Kubernetes: cluster-scoped objects have none
+        # Mutating admission runs before the name is generated: its errors name
+        # the object by generateName (admission.NewForbidden).
+        admission_name = str(meta.get("name") or meta.get("generateName") or "Unknown")
         if not meta.get("name") and isinstance(meta.get("generateName"), str) \
                 and meta["generateName"]:
             meta["name"] = meta["generateName"] + "".join(
                 secrets.choice(_NAME_ALPHABET) for _ in range(5))
         obj2 = apply_defaults(decoded, create=True)
+        if info.kind == "Pod":
+            self._admit_pod_priority(obj2, admission_name)
         self._prepare_for_create(info, obj2)
         check_create(obj2)
+        if info.kind == "PriorityClass":
+            self._admit_priority_class(obj2, update=False)
         stored = canonicalize(obj2)
         self._check_namespace_admits(info, ns)
         if dry_run:
@@ -155,7 +185,7 @@ class Registry:
         meta["creationTimestamp"] = format_time(self.clock())
         for transient in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(transient, None)
-        if info.kind in _GENERATION_KINDS:
+        if info.kind in _CREATE_GENERATION_KINDS:
             meta["generation"] = 1
         else:
             meta.pop("generation", None)
@@ -201,11 +231,21 @@ class Registry:
         wanted_rv = str(meta.get("resourceVersion") or "")
         for _ in range(100):
             old = self.store.get(info.plural, ns or None, name)
+            if wanted_rv and wanted_rv != old["metadata"]["resourceVersion"]:
+                # The precondition comes first, as in Kubernetes: a stale write is a
+                # Conflict even if it would also fail validation against the new state.
+                raise Conflict.of(info.plural, name, "the object has been modified; please "
+                                  "apply your changes to the latest version and try again",
+                                  group=info.group)
             new = apply_defaults(decoded, create=False)
             # Unconditional updates compare-and-swap against the version validated.
             new["metadata"]["resourceVersion"] = wanted_rv or old["metadata"]["resourceVersion"]
+            if info.kind == "Pod" and subresource is None:
+                _keep_pod_priority(new, old)
             self._prepare_for_update(info, new, old, subresource)
             check_update(new, old)
+            if info.kind == "PriorityClass" and subresource is None:
+                self._admit_priority_class(new, update=True)
             stored = canonicalize(new)
             if dry_run:
                 if wanted_rv and wanted_rv != old["metadata"]["resourceVersion"]:
@@ -276,6 +316,11 @@ class Registry:
         """
         info = kinds.by_plural(resource)
         ns = namespace if info.namespaced else None
+        if info.kind == "PriorityClass" and any(
+                name == class_name for class_name, _, _ in SYSTEM_PRIORITY_CLASSES):
+            # The priorityclasses REST storage's Delete, before anything else.
+            raise _forbidden(info, name, "this is a system priority class and cannot be "
+                             "deleted")
         current = self.store.get(resource, ns, name)
         if dry_run:
             return DeleteResult(current, True)
@@ -316,6 +361,69 @@ class Registry:
             if info.namespaced and self.store.list(info.plural, namespace=name, limit=1).items:
                 return True
         return False
+
+    # ------------------------------------------------------------------ priority admission
+
+    def _default_priority_class(self) -> Object | None:
+        """The global-default PriorityClass; should several exist (a race), the
+        one with the lowest value, as the Priority plugin picks."""
+        found: Object | None = None
+        for pc in self.store.list("priorityclasses").items:
+            if pc.get("globalDefault") is True and (
+                    found is None or _priority_value(pc) < _priority_value(found)):
+                found = pc
+        return found
+
+    def _admit_pod_priority(self, pod: Object, name: str) -> None:
+        """The Priority plugin's ``Admit`` for a pod being created (module docstring)."""
+        spec = pod.get("spec")
+        if not isinstance(spec, dict):
+            return
+        pods = kinds.by_kind("Pod")
+        class_name = spec.get("priorityClassName") or ""
+        policy: Any
+        if not class_name:
+            default = self._default_priority_class()
+            if default is None:
+                priority, policy = DEFAULT_PRIORITY, "PreemptLowerPriority"
+            else:
+                spec["priorityClassName"] = default["metadata"]["name"]
+                priority, policy = _priority_value(default), default.get("preemptionPolicy")
+        else:
+            try:
+                pc = self.store.get("priorityclasses", None, str(class_name))
+            except NotFound:
+                raise _forbidden(pods, name, f"no PriorityClass with name {class_name} was "
+                                 "found") from None
+            priority, policy = _priority_value(pc), pc.get("preemptionPolicy")
+        given = spec.get("priority")
+        if given is not None and given != priority:
+            raise _forbidden(pods, name, f"the integer value of priority ({given}) must not be "
+                             f"provided in pod spec; priority admission controller computed "
+                             f"{priority} from the given PriorityClass name")
+        spec["priority"] = priority
+        if policy is not None:
+            given_policy = spec.get("preemptionPolicy")
+            if given_policy is not None and given_policy != policy:
+                raise _forbidden(pods, name, f"the string value of PreemptionPolicy "
+                                 f"({given_policy}) must not be provided in pod spec; priority "
+                                 f"admission controller computed {policy} from the given "
+                                 "PriorityClass name")
+            spec["preemptionPolicy"] = policy
+
+    def _admit_priority_class(self, pc: Object, *, update: bool) -> None:
+        """The Priority plugin's ``Validate``: at most one global default."""
+        if pc.get("globalDefault") is not True:
+            return
+        default = self._default_priority_class()
+        if default is None:
+            return
+        name = pc["metadata"]["name"]
+        default_name = default["metadata"]["name"]
+        if not update or default_name != name:
+            raise _forbidden(kinds.by_kind("PriorityClass"), name,
+                             f"PriorityClass {default_name} is already marked as default. "
+                             "Only one default can exist")
 
     # ------------------------------------------------------------------ patch & subresources
 
@@ -362,6 +470,43 @@ class Registry:
             except AlreadyExists:
                 pass
         return created
+
+    def ensure_system_priority_classes(self) -> list[str]:
+        """Create the built-in PriorityClasses (``system-node-critical``,
+        ``system-cluster-critical``), as the API server's start-up hook does;
+        returns the names created."""
+        created = []
+        for name, _, _ in SYSTEM_PRIORITY_CLASSES:
+            try:
+                self.create(system_priority_class(name))
+                created.append(name)
+            except AlreadyExists:
+                pass
+        return created
+
+
+def _forbidden(info: kinds.KindInfo, name: str, why: str) -> Forbidden:
+    """``apierrors.NewForbidden``: ``pods "web" is forbidden: <why>``."""
+    details: dict[str, Any] = {"name": name, "kind": info.plural}
+    if info.group:
+        details["group"] = info.group
+    return Forbidden(f'{info.group_resource} "{name}" is forbidden: {why}', details=details)
+
+
+def _priority_value(pc: Mapping[str, Any]) -> int:
+    value = pc.get("value")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _keep_pod_priority(new: Object, old: Object) -> None:
+    """The Priority plugin on pod update: what it set on create is kept when the
+    update omits it (validation then refuses any other change)."""
+    new_spec, old_spec = new.get("spec"), old.get("spec")
+    if not isinstance(new_spec, dict) or not isinstance(old_spec, dict):
+        return
+    for key in ("priority", "preemptionPolicy"):
+        if new_spec.get(key) is None and old_spec.get(key) is not None:
+            new_spec[key] = old_spec[key]
 
 
 def _pod_grace(pod: Mapping[str, Any], requested: int | None) -> int:

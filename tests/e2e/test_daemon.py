@@ -47,6 +47,11 @@ def test_daemon_starts_refuses_a_second_and_stops_cleanly(tmp_path: Path, sig: s
     try:
         lines = wait_running(proc)
         assert any("created namespaces default, kube-system" in ln for ln in lines)
+        # The file handler writes right after the stderr one: allow it a moment.
+        deadline = time.monotonic() + 5
+        while "daemon running" not in (state / "daemon.log").read_text() and \
+                time.monotonic() < deadline:
+            time.sleep(0.05)
         assert (state / "daemon.log").read_text().count("daemon running") == 1
 
         second = subprocess.run(

@@ -24,9 +24,12 @@ def api(daemon: Daemon) -> Iterator[client.ApiClient]:
 
 
 def pod(name: str, **labels: str) -> client.V1Pod:
+    # A scheduler name nobody runs keeps the pod pending: these tests watch exactly
+    # the changes they make, with no scheduler or kubelet writing in between.
     return client.V1Pod(
         metadata=client.V1ObjectMeta(name=name, labels=labels or None),
-        spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox:1.36")]))
+        spec=client.V1PodSpec(scheduler_name="unscheduled",
+                              containers=[client.V1Container(name="c", image="busybox:1.36")]))
 
 
 def test_load_kube_config_works_unchanged(daemon: Daemon):

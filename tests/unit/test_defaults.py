@@ -1,8 +1,9 @@
 """Defaulting and quantity canonicalisation, per kind, as Kubernetes v1.32 does it.
 
 Expectations come from ``pkg/apis/core/v1/defaults.go``,
-``pkg/apis/apps/v1/defaults.go``, the ``Priority`` admission plugin and the
-namespace / pod registry strategies.
+``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/scheduling/v1/defaults.go`` and the
+namespace / pod registry strategies. Pod priority is not a default: the
+Priority admission step in the registry sets it (tests/unit/test_priorityclass.py).
 """
 
 from __future__ import annotations
@@ -48,8 +49,6 @@ def test_pod_spec_defaults():
         "securityContext": {},
         "schedulerName": "default-scheduler",
         "enableServiceLinks": True,
-        "priority": 0,
-        "preemptionPolicy": "PreemptLowerPriority",
     }
     assert "status" not in out
 
@@ -176,24 +175,31 @@ def test_pod_volume_defaults():
     ]
 
 
-@pytest.mark.parametrize(("spec_extra", "priority", "preemption"), [
-    ({}, 0, "PreemptLowerPriority"),
-    ({"preemptionPolicy": "Never"}, 0, "Never"),
-    ({"priorityClassName": "system-node-critical"}, 2000001000, "PreemptLowerPriority"),
-    ({"priorityClassName": "system-cluster-critical"}, 2000000000, "PreemptLowerPriority"),
-    ({"priorityClassName": "high"}, None, None),  # resolved by admission against the class
+@pytest.mark.parametrize("create", [True, False])
+@pytest.mark.parametrize("spec_extra", [
+    {},
+    {"preemptionPolicy": "Never"},
+    {"priority": 7},
+    {"priorityClassName": "system-node-critical"},
+    {"priorityClassName": "high"},
 ])
-def test_priority_admission_defaults(spec_extra, priority, preemption):
+def test_pod_priority_is_not_defaulted(spec_extra, create):
+    # SetDefaults_Pod leaves priority alone: the Priority admission step sets it.
     spec = {"containers": [{"name": "c", "image": "x"}], **spec_extra}
-    out = defaulted(pod(spec))["spec"]
-    assert out.get("priority") == priority
-    assert out.get("preemptionPolicy") == preemption
+    out = defaulted(pod(spec), create=create)["spec"]
+    for key in ("priority", "preemptionPolicy", "priorityClassName"):
+        assert out.get(key) == spec_extra.get(key)
 
 
-def test_priority_is_only_set_on_create():
-    out = defaulted(pod({"containers": [{"name": "c", "image": "x"}]}), create=False)
-    assert "priority" not in out["spec"]
-    assert "preemptionPolicy" not in out["spec"]
+@pytest.mark.parametrize(("fields", "expected"), [
+    ({}, {"value": 0, "preemptionPolicy": "PreemptLowerPriority"}),
+    ({"value": 10, "preemptionPolicy": "Never", "globalDefault": True},
+     {"value": 10, "preemptionPolicy": "Never", "globalDefault": True}),
+])
+def test_priority_class_defaults(fields, expected):
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+          "metadata": {"name": "high"}, **fields}
+    assert defaulted(pc) == {**pc, **expected}
 
 
 def test_host_network_ports_default_host_port():

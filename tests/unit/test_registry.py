@@ -370,3 +370,13 @@ def test_system_namespaces_are_created_once(registry: Registry, store: Store):
     assert sorted(o["metadata"]["name"] for o in store.list("namespaces").items) == sorted(
         SYSTEM_NAMESPACES)
     assert registry.ensure_system_namespaces() == []
+
+
+def test_stale_version_is_conflict_before_validation(registry: Registry):
+    created = registry.create(pod())
+    registry.bind("default", "web", "node-1")  # the stored spec moves on
+    created["metadata"]["labels"] = {"late": "edit"}
+    # Against the new state this edit would also be an invalid pod update (it drops
+    # spec.nodeName); the stale resourceVersion must be reported first, as 409.
+    with pytest.raises(Conflict):
+        registry.update(created)

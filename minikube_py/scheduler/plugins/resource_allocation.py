@@ -1,0 +1,194 @@
+"""Resource scoring shared by NodeResourcesFit and NodeResourcesBalancedAllocation.
+
+Vectorised versions of kube-scheduler's ``resourceAllocationScorer`` and its
+scorers, with Go's integer arithmetic:
+
+* ``LeastAllocated``: per resource ``(alloc - req) * 100 / alloc`` (0 when
+  over), weighted average with integer division.
+* ``MostAllocated``: per resource ``min(req, alloc) * 100 / alloc``, weighted
+  average with integer division.
+* ``RequestedToCapacityRatio``: utilisation ``req * 100 / alloc`` (100 when
+  over) through the broken-linear shape (shape scores 0..10 scaled by 10);
+  only positive resource scores count; ``math.Round`` of the weighted mean.
+* Balanced: fractions ``req/alloc`` capped at 1; ``std = |f1-f2|/2`` for two
+  resources, the population standard deviation for more, 0 for fewer;
+  ``int64((1 - std) * 100)``.
+
+A resource a node does not have (allocatable 0) is left out for that node,
+and an extended resource the pod does not request is left out everywhere.
+``useRequested`` picks the node's real requests (BalancedAllocation) or the
+non-zero ones with the 100m / 200Mi defaults (NodeResourcesFit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from ..framework import MAX_NODE_SCORE
+from ..podinfo import PodInfo
+from ..requests import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
+from ..snapshot import COL_CPU, COL_EPHEMERAL, COL_MEMORY, Snapshot
+from .helpers import F64, I32, I64, round_half_away, trunc_div
+
+MAX_UTILIZATION: Final = 100
+#: Shape scores are given on 0..10 (``MaxCustomPriorityScore``).
+MAX_CUSTOM_PRIORITY_SCORE: Final = 10
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    name: str
+    weight: int
+
+
+DEFAULT_RESOURCES: Final = (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 1))
+
+Scorer = Callable[[I64, I64], I64]
+
+
+def pod_request_list(pod: PodInfo, resources: Sequence[ResourceSpec], *,
+                     use_requested: bool) -> list[int]:
+    """``calculatePodResourceRequestList``: cpu/memory with the non-zero
+    defaults unless ``use_requested``; everything else as requested."""
+    out = []
+    for spec in resources:
+        if not use_requested and spec.name == CPU:
+            out.append(pod.nonzero_cpu)
+        elif not use_requested and spec.name == MEMORY:
+            out.append(pod.nonzero_memory)
+        else:
+            out.append(pod.requests.get(spec.name, 0))
+    return out
+
+
+def allocatable_requested(snap: Snapshot, slots: I32, resources: Sequence[ResourceSpec],
+                          pod_requests: Sequence[int], *,
+                          use_requested: bool) -> tuple[I64, I64]:
+    """``[m, k]`` allocatable and requested-with-the-pod, zeros where skipped."""
+    m, k = len(slots), len(resources)
+    alloc = np.zeros((m, k), np.int64)
+    req = np.zeros((m, k), np.int64)
+    base = snap.requested
+    for i, spec in enumerate(resources):
+        name, pod_req = spec.name, pod_requests[i]
+        if pod_req == 0 and is_scalar_resource_name(name):
+            continue
+        if name in (CPU, MEMORY):
+            col = COL_CPU if name == CPU else COL_MEMORY
+            used = (base[slots, col] if use_requested
+                    else snap.nonzero_requested[slots, 0 if name == CPU else 1])
+        elif name == EPHEMERAL_STORAGE:
+            col = COL_EPHEMERAL
+            used = base[slots, col]
+        else:
+            col = snap.resource_column(name)
+            if col < 0 or not is_scalar_resource_name(name):
+                continue
+            used = base[slots, col]
+        a = snap.allocatable[slots, col]
+        present = a != 0
+        alloc[:, i] = a
+        req[:, i] = np.where(present, used + pod_req, 0)
+    return alloc, req
+
+
+def least_allocated(weights: Sequence[int]) -> Scorer:
+    def scorer(req: I64, alloc: I64) -> I64:
+        node = np.zeros(len(req), np.int64)
+        wsum = np.zeros(len(req), np.int64)
+        for i, w in enumerate(weights):
+            a, r = alloc[:, i], req[:, i]
+            valid = a != 0
+            safe = np.where(valid, a, 1)
+            s = np.where(r > a, 0, (a - r) * MAX_NODE_SCORE // safe)
+            node += np.where(valid, s * w, 0)
+            wsum += np.where(valid, w, 0)
+        return np.where(wsum > 0, node // np.maximum(wsum, 1), 0)
+    return scorer
+
+
+def most_allocated(weights: Sequence[int]) -> Scorer:
+    def scorer(req: I64, alloc: I64) -> I64:
+        node = np.zeros(len(req), np.int64)
+        wsum = np.zeros(len(req), np.int64)
+        for i, w in enumerate(weights):
+            a, r = alloc[:, i], req[:, i]
+            valid = a != 0
+            safe = np.where(valid, a, 1)
+            # Pods without requests get the non-zero minimum, so req may exceed alloc.
+            s = np.minimum(r, a) * MAX_NODE_SCORE // safe
+            node += np.where(valid, s * w, 0)
+            wsum += np.where(valid, w, 0)
+        return np.where(wsum > 0, node // np.maximum(wsum, 1), 0)
+    return scorer
+
+
+def broken_linear(shape: Sequence[tuple[int, int]]) -> Callable[[I64], I64]:
+    """``helper.BuildBrokenLinearFunction`` over (utilization, score) points."""
+    def fn(p: I64) -> I64:
+        out = np.full(len(p), shape[-1][1], np.int64)
+        done = np.zeros(len(p), np.bool_)
+        for i, (u, s) in enumerate(shape):
+            hit = ~done & (p <= u)
+            if i == 0:
+                val = np.full(len(p), s, np.int64)
+            else:
+                u0, s0 = shape[i - 1]
+                val = s0 + trunc_div((s - s0) * (p - u0), u - u0)
+            out = np.where(hit, val, out)
+            done |= hit
+        return out
+    return fn
+
+
+def requested_to_capacity_ratio(weights: Sequence[int],
+                                shape: Sequence[tuple[int, int]]) -> Scorer:
+    scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    raw = broken_linear([(u, s * scale) for u, s in shape])
+
+    def scorer(req: I64, alloc: I64) -> I64:
+        node = np.zeros(len(req), np.int64)
+        wsum = np.zeros(len(req), np.int64)
+        for i, w in enumerate(weights):
+            a, r = alloc[:, i], req[:, i]
+            valid = a != 0
+            util = np.where(r > a, MAX_UTILIZATION, r * MAX_UTILIZATION // np.where(valid, a, 1))
+            s = raw(util)
+            counted = valid & (s > 0)
+            node += np.where(counted, s * w, 0)
+            wsum += np.where(counted, w, 0)
+        mean: F64 = node / np.maximum(wsum, 1)
+        return np.where(wsum > 0, round_half_away(mean), 0)
+    return scorer
+
+
+def balanced(req: I64, alloc: I64) -> I64:
+    m, k = req.shape
+    valid = alloc != 0
+    frac = np.where(valid, req / np.where(valid, alloc, 1), 0.0)
+    frac = np.minimum(frac, 1.0)
+    count = valid.sum(axis=1)
+    std = np.zeros(m, np.float64)
+    two = count == 2
+    if two.any():
+        # The two present fractions, in resource order.
+        order = np.argsort(~valid, axis=1, kind="stable")
+        f0 = np.take_along_axis(frac, order[:, :1], axis=1)[:, 0]
+        f1 = np.take_along_axis(frac, order[:, 1:2], axis=1)[:, 0] if k > 1 else f0
+        std = np.where(two, np.abs((f0 - f1) / 2), std)
+    more = count > 2
+    if more.any():
+        total = np.zeros(m, np.float64)
+        for i in range(k):
+            total = np.where(valid[:, i], total + frac[:, i], total)
+        mean = total / np.maximum(count, 1)
+        sq = np.zeros(m, np.float64)
+        for i in range(k):
+            d = frac[:, i] - mean
+            sq = np.where(valid[:, i], sq + d * d, sq)
+        std = np.where(more, np.sqrt(sq / np.maximum(count, 1)), std)
+    return ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
