@@ -132,8 +132,9 @@ class Scheduler:
     # ------------------------------------------------------------------ SchedulerInfo
 
     def decisions(self, namespace: str, name: str) -> list[dict[str, Any]]:
+        """The pod's remembered attempts, oldest first (the last is the latest)."""
         return [{**d.to_dict(), "text": d.render()}
-                for d in self.decision_log.for_pod(f"{namespace}/{name}")]
+                for d in reversed(self.decision_log.for_pod(f"{namespace}/{name}"))]
 
     def queue_info(self) -> dict[str, Any]:
         return self.queue.pending()

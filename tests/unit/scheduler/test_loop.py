@@ -1,0 +1,219 @@
+"""The scheduling loop over a real store: placement, profiles, assume/forget/expire,
+events and conditions, decisions. No kubelets: binding is what is observed."""
+
+from __future__ import annotations
+
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from minikube_py.api.errors import Conflict
+from minikube_py.client.local import LocalClient
+from minikube_py.scheduler.config import load_profile
+from minikube_py.scheduler.framework import Framework
+from minikube_py.scheduler.queue import SchedulingQueue
+from minikube_py.scheduler.scheduler import Scheduler
+from minikube_py.store.registry import Registry
+from minikube_py.store.store import Store
+
+
+def node(name: str, cpu: str = "2", **labels: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}},
+            "status": {"capacity": {"cpu": cpu, "memory": "4Gi", "pods": "110"},
+                       "allocatable": {"cpu": cpu, "memory": "4Gi", "pods": "110"}}}
+
+
+def pod(name: str, cpu: str = "500m", **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1.36", "resources": {
+                "requests": {"cpu": cpu, "memory": "128Mi"}}}], **spec}}
+
+
+@pytest.fixture
+def registry(tmp_path: Path) -> Iterator[Registry]:
+    store = Store(tmp_path / "s")
+    reg = Registry(store)
+    reg.ensure_system_namespaces()
+    for n in ("n1", "n2", "n3"):
+        reg.create(node(n))
+    yield reg
+    store.close()
+
+
+def run(registry: Registry, **kwargs: Any) -> Scheduler:
+    sched = Scheduler(LocalClient(registry), seed=7, **kwargs)
+    sched.start()
+    return sched
+
+
+def wait_bound(registry: Registry, name: str, timeout: float = 10) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        bound = registry.get("pods", "default", name)["spec"].get("nodeName")
+        if bound:
+            return str(bound)
+        time.sleep(0.02)
+    raise AssertionError(f"{name} was not bound")
+
+
+def test_least_allocated_spreads_and_most_allocated_packs(registry: Registry, tmp_path: Path):
+    sched = run(registry)
+    try:
+        for i in range(3):
+            registry.create(pod(f"spread-{i}"))
+        assert sorted(wait_bound(registry, f"spread-{i}") for i in range(3)) == ["n1", "n2",
+                                                                                 "n3"]
+    finally:
+        sched.stop()
+    config = tmp_path / "sched.yaml"
+    config.write_text(textwrap.dedent("""\
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+          - schedulerName: default-scheduler
+            pluginConfig:
+              - name: NodeResourcesFit
+                args:
+                  scoringStrategy:
+                    type: MostAllocated
+                    resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
+            plugins:
+              score:
+                disabled: [{name: NodeResourcesBalancedAllocation}, {name: PodTopologySpread}]
+        """))
+    packer = run(registry, framework=Framework(load_profile(config)))
+    try:
+        for i in range(3):
+            registry.create(pod(f"pack-{i}", cpu="300m"))
+        placed = {wait_bound(registry, f"pack-{i}") for i in range(3)}
+        assert len(placed) == 1  # all on the most allocated node
+    finally:
+        packer.stop()
+
+
+def test_unschedulable_records_event_condition_once_and_decision(registry: Registry):
+    sched = run(registry)
+    try:
+        registry.create(pod("huge", cpu="8"))
+        deadline = time.monotonic() + 10
+        cond = None
+        while time.monotonic() < deadline and cond is None:
+            p = registry.get("pods", "default", "huge")
+            cond = next((c for c in p.get("status", {}).get("conditions", [])
+                         if c["type"] == "PodScheduled"), None)
+            time.sleep(0.02)
+        assert cond is not None and cond["status"] == "False"
+        assert cond["reason"] == "Unschedulable"
+        assert cond["message"] == ("0/3 nodes are available: 3 Insufficient cpu. preemption: "
+                                   "0/3 nodes are available: 3 No preemption victims found "
+                                   "for incoming pod.")
+        events = registry.store.list("events").items
+        failed = [e for e in events if e["reason"] == "FailedScheduling"]
+        assert failed and failed[0]["type"] == "Warning" and failed[0]["message"] == \
+            cond["message"]
+        # A node event retries the pod; the unchanged condition is not written again.
+        rv = registry.get("pods", "default", "huge")["metadata"]["resourceVersion"]
+        registry.create(node("n4", cpu="1"))
+        deadline = time.monotonic() + 5  # retried once its 1 s backoff is over
+        while len(sched.decisions("default", "huge")) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        decisions = sched.decisions("default", "huge")
+        assert len(decisions) >= 2 and "4 Insufficient cpu" in decisions[-1]["text"]
+        assert registry.get("pods", "default", "huge")["metadata"]["resourceVersion"] != rv
+        rv = registry.get("pods", "default", "huge")["metadata"]["resourceVersion"]
+        sched.queue.move_all("test")  # same outcome again: nothing new is written
+        time.sleep(1.5)
+        assert registry.get("pods", "default", "huge")["metadata"]["resourceVersion"] == rv
+        queue = sched.queue_info()
+        assert [p["pod"] for p in queue["unschedulable"] + queue["backoff"]] == ["default/huge"]
+        # Room appears: the pod goes where it fits.
+        registry.create(node("big", cpu="16"))
+        assert wait_bound(registry, "huge") == "big"
+    finally:
+        sched.stop()
+
+
+def test_a_failed_bind_forgets_the_assumption_and_retries(registry: Registry):
+    client = LocalClient(registry)
+    real_bind = client.bind
+    failures = [1]
+
+    def flaky_bind(namespace: str, name: str, node: str) -> None:
+        if failures:
+            failures.pop()
+            raise Conflict.of("pods", name, "simulated bind failure")
+        real_bind(namespace, name, node)
+
+    client.bind = flaky_bind  # type: ignore[method-assign]
+    sched = Scheduler(client, seed=1, queue=SchedulingQueue(initial_backoff=0.05))
+    sched.start()
+    try:
+        registry.create(pod("retry"))
+        assert wait_bound(registry, "retry")
+        # Nothing stayed assumed twice: n-requested equals exactly one pod's request.
+        total = sum(sched.snapshot.requested_of(n).get("cpu", 0) for n in ("n1", "n2", "n3"))
+        assert total == 500
+    finally:
+        sched.stop()
+
+
+def test_unconfirmed_assumption_expires(registry: Registry):
+    now = [1000.0]
+    client = LocalClient(registry)
+    sched = Scheduler(client, seed=1, clock=lambda: now[0], assume_ttl=30)
+    for n in registry.store.list("nodes").items:
+        sched._node_added(n)
+    p = registry.create(pod("ghost"))
+    with sched._lock:
+        sched.snapshot.assume(p, "n1")
+        sched._assumed[p["metadata"]["uid"]] = (p, 1000.0)
+    assert sched.snapshot.requested_of("n1")["cpu"] == 500
+    now[0] += 29
+    sched._expire_assumed()
+    assert sched.snapshot.requested_of("n1")["cpu"] == 500
+    now[0] += 2
+    sched._expire_assumed()
+    assert sched.snapshot.requested_of("n1").get("cpu", 0) == 0
+
+
+def test_pods_for_another_scheduler_are_left_alone(registry: Registry):
+    sched = run(registry)
+    try:
+        registry.create(pod("mine"))
+        registry.create(pod("theirs", schedulerName="other-scheduler"))
+        wait_bound(registry, "mine")
+        time.sleep(0.3)
+        assert "nodeName" not in registry.get("pods", "default", "theirs")["spec"]
+    finally:
+        sched.stop()
+
+
+def test_concurrent_creates_never_overcommit_a_node(registry: Registry):
+    sched = run(registry)
+    try:
+        threads = [threading.Thread(target=lambda i=i: registry.create(pod(f"c{i}", cpu="700m")))
+                   for i in range(10)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            pods = registry.store.list("pods").items
+            if sum(1 for p in pods if p["spec"].get("nodeName")) == 6:
+                break
+            time.sleep(0.05)
+        per_node: dict[str, int] = {}
+        for p in registry.store.list("pods").items:
+            if p["spec"].get("nodeName"):
+                per_node[p["spec"]["nodeName"]] = per_node.get(p["spec"]["nodeName"], 0) + 700
+        assert per_node and all(v <= 2000 for v in per_node.values())
+        assert sum(per_node.values()) == 6 * 700  # 2 per 2-CPU node, the rest wait
+    finally:
+        sched.stop()
