@@ -352,7 +352,7 @@ def _flatten(
     where = f"{source}:{line}: document {number}{': ' + path if path else ''}"
     if not isinstance(value, dict):
         raise ManifestError(
-            f"{where}: expected a mapping with apiVersion and kind, found {_describe(value)}"
+            f"{where}: expected a mapping with apiVersion and kind, found {describe_value(value)}"
         )
     _check_type_meta(value, where)
     kind, api_version = value["kind"], value["apiVersion"]
@@ -364,7 +364,7 @@ def _flatten(
     if items is None:
         return
     if not isinstance(items, list):
-        raise ManifestError(f"{where}: items must be a list, found {_describe(items)}")
+        raise ManifestError(f"{where}: items must be a list, found {describe_value(items)}")
     for i, item in enumerate(items):
         item_line = line_of(item) or line
         _flatten(item, source, number, item_line, f"{path + '.' if path else ''}items[{i}]",
@@ -378,12 +378,13 @@ def _check_type_meta(obj: dict[str, Any], where: str) -> None:
         if v is None or v == "":
             missing.append(field)
         elif not isinstance(v, str):
-            raise ManifestError(f"{where}: {field} must be a string, found {_describe(v)}")
+            raise ManifestError(f"{where}: {field} must be a string, found {describe_value(v)}")
     if missing:
         raise ManifestError(f"{where}: {' and '.join(missing)} not set")
 
 
-def _describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
+    """How an error message names a wrong value: ``a string ("x")``, ``a list``, ..."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -621,7 +622,7 @@ class _YamlReader:
 
     @staticmethod
     def bad_key(key_ev: Any, key: Any) -> str:
-        what = _describe(key).split(" (")[0]  # "a number", not "a number (80)"
+        what = describe_value(key).split(" (")[0]  # "a number", not "a number (80)"
         if isinstance(key_ev, yaml.ScalarEvent):
             text = key_ev.value
             return (f"mapping key {text or '(empty)'} reads as {what}, not a string; "

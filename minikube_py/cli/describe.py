@@ -82,6 +82,7 @@ from urllib.parse import quote
 from minikube_py.api.errors import BadRequest
 from minikube_py.api.kinds import resolve
 from minikube_py.api.labels import Selector, SelectorError, selector_from_label_selector
+from minikube_py.api.printers import human_duration
 from minikube_py.api.qos import qos_class
 from minikube_py.api.quantity import Quantity, QuantityError
 
@@ -132,42 +133,6 @@ def describe(
     if kind_name == "ReplicaSet":
         return _describe_replica_set(obj, list(rel.get("pods", ())), shown, ctx)
     return _describe_generic(obj, shown, ctx)
-
-
-def human_duration(seconds: float) -> str:
-    """apimachinery's ``duration.HumanDuration`` for a duration in seconds."""
-    whole = int(seconds)  # Go: int(d.Seconds()), truncating toward zero
-    if whole < -1:
-        return "<invalid>"
-    if whole < 0:
-        return "0s"
-    if whole < 60 * 2:
-        return f"{whole}s"
-    minutes = whole // 60
-    if minutes < 10:
-        s = whole % 60
-        return f"{minutes}m" if s == 0 else f"{minutes}m{s}s"
-    if minutes < 60 * 3:
-        return f"{minutes}m"
-    hours = whole // 3600
-    if hours < 8:
-        m = minutes % 60
-        return f"{hours}h" if m == 0 else f"{hours}h{m}m"
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        h = hours % 24
-        return f"{hours // 24}d" if h == 0 else f"{hours // 24}d{h}h"
-    if hours < 24 * 365 * 2:
-        return f"{hours // 24}d"
-    if hours < 24 * 365 * 8:
-        dy = (hours // 24) % 365
-        years = hours // 24 // 365
-        return f"{years}y" if dy == 0 else f"{years}y{dy}d"
-    return f"{hours // 24 // 365}y"
-
-
-# ============================================================ text plumbing
 
 
 def _escape(text: str) -> str:

@@ -50,7 +50,7 @@ from minikube_py.api.errors import FieldError, FieldPath
 # The manifest module's private readers give us its YAML/JSON rules and the
 # line of every mapping in a list; its public loader insists on apiVersion and
 # kind, which a node config does not have.
-from minikube_py.api.manifest import ManifestError, parse_documents
+from minikube_py.api.manifest import ManifestError, describe_value, parse_documents
 from minikube_py.api.names import is_dns1123_label
 from minikube_py.api.quantity import Quantity, validate_quantity
 from minikube_py.api.validation import validate
@@ -178,13 +178,13 @@ def _node_list(top: Any, source: str, line: int) -> list[Any]:
     where = f"{source}:{line}"
     if not isinstance(top, dict):
         raise NodeConfigError(
-            f'{where}: expected a mapping with a "nodes" list, found {_describe(top)}')
+            f'{where}: expected a mapping with a "nodes" list, found {describe_value(top)}')
     problems = [f"{where}: {_unknown(key, ('nodes',))}" for key in top if key != "nodes"]
     nodes = top.get("nodes")
     if nodes is None:
         problems.append(f"{where}: nodes: Required value: list the nodes to create")
     elif not isinstance(nodes, list):
-        problems.append(f"{where}: nodes: must be a list of nodes, found {_describe(nodes)}")
+        problems.append(f"{where}: nodes: must be a list of nodes, found {describe_value(nodes)}")
     elif not nodes:
         problems.append(f"{where}: nodes: must list at least one node")
     if problems or not isinstance(nodes, list):
@@ -198,7 +198,8 @@ def _node_list(top: Any, source: str, line: int) -> list[Any]:
 def _node(entry: Any, index: int, runtime: str) -> tuple[NodeSpec | None, list[str]]:
     """A node entry as a spec (None if unusable) and its problems."""
     if not isinstance(entry, Mapping):
-        return None, [f"expected a mapping with name, cpu and memory, found {_describe(entry)}"]
+        found = describe_value(entry)
+        return None, [f"expected a mapping with name, cpu and memory, found {found}"]
     errs: list[str] = [_unknown(key, NODE_FIELDS) for key in entry if key not in NODE_FIELDS]
 
     name = _name(entry.get("name"), errs)
@@ -374,17 +375,3 @@ def _unknown(key: str, known: Sequence[str]) -> str:
     if close:
         text += f' (did you mean "{close[0]}"?)'
     return text + "; known fields: " + ", ".join(known)
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return f"a boolean ({'true' if value else 'false'})"
-    if isinstance(value, int | float):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        return f"a string ({json.dumps(value[:40])})"
-    if isinstance(value, list):
-        return "a list"
-    return "a mapping"
