@@ -7,12 +7,12 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 ARGS   ?=
 
-.PHONY: run test bootstrap system-packages lint typecheck layers unit bench clean
+.PHONY: run test bootstrap system-packages images lint typecheck layers unit bench clean
 
-run: bootstrap
+run: bootstrap images
 	$(BIN)/minikube-py daemon $(ARGS)
 
-test: bootstrap lint typecheck layers
+test: bootstrap lint typecheck layers images
 	$(BIN)/pytest $(ARGS)
 
 bootstrap: system-packages $(STAMP)
@@ -25,6 +25,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
 	@touch $(STAMP)
+
+# The images every manifest and test uses, built locally (no registry needed).
+images: $(STAMP)
+	$(BIN)/python -m minikube_py.runtime.images
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

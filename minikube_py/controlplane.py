@@ -27,17 +27,20 @@ from .kubelet.kubelet import Kubelet
 from .nodes import HostInfo, NodeSpec, carve, load_config
 from .runtime.base import ContainerRuntime
 from .runtime.fake import FakeRuntime
+from .runtime.podman import PodmanRuntime
+from .runtime.podman_service import PodmanService
 from .scheduler.config import load_profile
 from .scheduler.framework import Framework
 from .scheduler.scheduler import Scheduler
 from .store.journal import Durability
+from .store.podsecurity import SecurityPolicy
 from .store.registry import Registry
 from .store.store import Store
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = 7443
-RUNTIMES = ("fake",)
+RUNTIMES = ("podman", "fake")
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,13 @@ class Options:
     port: int = DEFAULT_PORT
     nodes: int | None = None
     config: Path | None = None
-    runtime: str = "fake"
+    runtime: str = "podman"
     overcommit: bool = False
+    podman_socket: str | None = None
+    allow_privileged: bool = False
+    allow_host_paths: bool = False
+    #: CrashLoopBackOff (base, cap) seconds; Kubernetes' 10 s doubling to 300 s.
+    restart_backoff: tuple[float, float] = (10.0, 300.0)
     durability: Durability = "flush"
     heartbeat_interval: float = 10.0
     scheduler_config: Path | None = None
@@ -68,6 +76,21 @@ def parse_listen(value: str) -> tuple[str, int]:
     if not 0 <= number <= 65535:
         raise ValueError(f"--listen {value!r}: the port must be between 0 and 65535")
     return host.strip("[]") or "127.0.0.1", number
+
+
+def _cluster_id(state_dir: Path) -> str:
+    """This state directory's cluster id, created once and kept (it labels every
+    Podman object, so adoption after a restart finds exactly this cluster's pods)."""
+    path = state_dir / "cluster-id"
+    try:
+        value = path.read_text().strip()
+        if value:
+            return value
+    except FileNotFoundError:
+        pass
+    value = secrets.token_hex(6)
+    path.write_text(value + "\n")
+    return value
 
 
 def _load_token(path: Path) -> str:
@@ -125,6 +148,8 @@ class ControlPlane:
         self.apiserver: APIServer | None = None
         self.scheduler: Scheduler | None = None
         self.node_specs: list[NodeSpec] = []
+        self._podman_service: PodmanService | None = None
+        self._podman: PodmanRuntime | None = None
         self._running = False
 
     @property
@@ -156,8 +181,22 @@ class ControlPlane:
                                overcommit=opts.overcommit)
         return carve(opts.nodes or 3, host)
 
-    def _runtime(self) -> ContainerRuntime:
-        return FakeRuntime()
+    def _start_podman(self) -> None:
+        """Reach (or start) Podman and adapt to this host; raises PodmanUnavailable
+        with one message naming everything that is missing."""
+        self._podman_service = PodmanService(self.state_dir, socket=self.options.podman_socket)
+        check = self._podman_service.check()
+        for line in check.message.splitlines():
+            log.info("%s", line)
+        self._podman = PodmanRuntime(check.base_url, state_dir=self.state_dir,
+                                     ulimits=check.ulimits, oci_runtime=check.oci_runtime,
+                                     cluster=_cluster_id(self.state_dir))
+
+    def _runtime(self, index: int) -> ContainerRuntime:
+        if self._podman is not None:
+            return self._podman  # one client for every node; kubelets filter by label
+        # Hollow nodes: one fake runtime each, on their own pod network range.
+        return FakeRuntime(network=f"10.{88 + index // 256}.{index % 256}.0/24")
 
     def start(self) -> None:
         """Start every part. On failure, what was started is stopped again and the
@@ -168,17 +207,24 @@ class ControlPlane:
         specs = self._plan_nodes(host)  # config errors before touching any state
         profile = load_profile(opts.scheduler_config)
         try:
+            if opts.runtime == "podman":
+                self._start_podman()
             self._store = Store(self.state_dir, durability=opts.durability)
-            self._registry = Registry(self._store)
+            self._registry = Registry(self._store, security=SecurityPolicy(
+                allow_privileged=opts.allow_privileged, allow_host_paths=opts.allow_host_paths))
             created = self._registry.ensure_system_namespaces()
             self._registry.ensure_system_priority_classes()
             token = _load_token(self.state_dir / "token")
             client = LocalClient(self._registry, field_manager="minikube-py")
             self._forget_unconfigured_nodes({s.name for s in specs})
-            for spec in specs:
+            real = opts.runtime == "podman"
+            for index, spec in enumerate(specs):
                 self.kubelets[spec.name] = Kubelet(
-                    client, spec, self._runtime(), host=host, state_dir=self.state_dir,
-                    heartbeat_interval=opts.heartbeat_interval)
+                    client, spec, self._runtime(index), host=host, state_dir=self.state_dir,
+                    heartbeat_interval=opts.heartbeat_interval,
+                    restart_backoff=opts.restart_backoff,
+                    # Hollow nodes get no kernel cgroups; real ones enforce their size.
+                    cgroup_root=Path("/sys/fs/cgroup") if real else None)
             self.node_specs = specs
             for kubelet in self.kubelets.values():
                 kubelet.start()
@@ -227,6 +273,12 @@ class ControlPlane:
             except Exception:  # one stuck kubelet must not keep the store open
                 log.exception("stopping the kubelet failed")
         self.kubelets = {}
+        if self._podman is not None:
+            self._podman.close()
+            self._podman = None
+        if self._podman_service is not None:
+            self._podman_service.stop()
+            self._podman_service = None
         if self._store is not None:
             self._store.close()
             log.info("control plane stopped; state compacted in %s", self.state_dir)

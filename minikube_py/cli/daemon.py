@@ -21,6 +21,7 @@ from typing import Any
 from ..apiserver.server import ListenError
 from ..controlplane import DEFAULT_PORT, ControlPlane, Options, parse_listen
 from ..nodes import NodeConfigError
+from ..runtime.podman_service import PodmanUnavailable
 from ..store.journal import JournalCorrupt
 from ..store.lockfile import StateDirLocked
 from ..store.snapshot import SnapshotError
@@ -49,9 +50,17 @@ def register(commands: Any) -> None:
                        help="split the host evenly into N virtual nodes (default 3)")
     nodes.add_argument("--config", type=Path, default=None, metavar="FILE",
                        help="describe the virtual nodes one by one (YAML)")
-    p.add_argument("--runtime", default="fake", choices=["fake"],
-                   help="container runtime: fake (hollow nodes); podman arrives with the "
-                        "kubelet issue")
+    p.add_argument("--runtime", default="podman", choices=["podman", "fake"],
+                   help="podman: real containers (default); fake: hollow nodes for tests and "
+                        "scale experiments")
+    p.add_argument("--podman-socket", default=None, metavar="URL",
+                   help="use this Podman API socket instead of starting our own service")
+    p.add_argument("--allow-privileged", action="store_true",
+                   help="allow pods with securityContext.privileged")
+    p.add_argument("--allow-host-paths", action="store_true",
+                   help="allow hostPath volumes (they expose this machine's files to pods)")
+    p.add_argument("--restart-backoff", default="10,300", metavar="BASE,CAP",
+                   help="CrashLoopBackOff seconds: first delay and cap (default 10,300)")
     p.add_argument("--scheduler-config", type=Path, default=None, metavar="FILE",
                    help="a KubeSchedulerConfiguration: plugin weights, disabled plugins, "
                         "scoring strategy, percentageOfNodesToScore")
@@ -64,6 +73,17 @@ def register(commands: Any) -> None:
                         "is acknowledged once the kernel has it, which survives any crash "
                         "of this process")
     p.set_defaults(func=run)
+
+
+def _parse_backoff(value: str) -> tuple[float, float]:
+    try:
+        base, cap = (float(v) for v in value.split(","))
+    except ValueError:
+        raise ValueError(f"--restart-backoff {value!r}: expected BASE,CAP in seconds, "
+                         "e.g. 10,300") from None
+    if not 0 < base <= cap:
+        raise ValueError(f"--restart-backoff {value!r}: need 0 < BASE <= CAP")
+    return base, cap
 
 
 def _setup_logging(state_dir: Path, level: str) -> None:
@@ -88,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         host, port = parse_listen(args.listen)
         if args.nodes is not None and args.nodes < 1:
             raise ValueError(f"--nodes {args.nodes}: there must be at least one node")
+        backoff = _parse_backoff(args.restart_backoff)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -95,11 +116,13 @@ def run(args: argparse.Namespace) -> int:
     plane = ControlPlane(Options(
         state_dir=state_dir, host=host, port=port, nodes=args.nodes, config=args.config,
         runtime=args.runtime, overcommit=args.overcommit,
-        scheduler_config=args.scheduler_config,
+        scheduler_config=args.scheduler_config, podman_socket=args.podman_socket,
+        allow_privileged=args.allow_privileged, allow_host_paths=args.allow_host_paths,
+        restart_backoff=backoff,
         durability="fsync" if args.fsync else "flush"))
     try:
         plane.start()
-    except (StateDirLocked, NodeConfigError, ValueError) as exc:
+    except (StateDirLocked, NodeConfigError, ValueError, PodmanUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except (JournalCorrupt, SnapshotError) as exc:

@@ -4,24 +4,36 @@
 Pure functions of the pod object; the only side effect is creating the
 directory of an ``emptyDir`` volume under the kubelet's state directory.
 
-* Environment: ``value`` entries with ``$(VAR)`` expansion against the
-  variables defined before them (``$$`` escapes a ``$``; unknown references
-  stay as written), and ``valueFrom.fieldRef`` for the downward-API fields
-  (``metadata.name|namespace|uid``, ``metadata.labels['k']``,
-  ``metadata.annotations['k']``, ``spec.nodeName``,
-  ``spec.serviceAccountName``, ``status.hostIP``, ``status.podIP``).
-  Other sources (ConfigMaps, Secrets, resourceFieldRef) are not supported yet
-  and leave the variable out. ``command`` and ``args`` are expanded too.
+* Environment (``makeEnvironmentVariables``), in order, each variable able to
+  refer to the ones defined before it:
+
+  - ``value``, with ``$(VAR)`` expansion exactly as Kubernetes'
+    ``third_party/forked/golang/expansion``: ``$$`` is a literal ``$``, an
+    unknown ``$(NAME)`` and an unterminated ``$(`` stay as written, a ``$``
+    followed by anything else stays too;
+  - ``valueFrom.fieldRef``: ``metadata.name|namespace|uid``,
+    ``metadata.labels['k']``, ``metadata.annotations['k']``,
+    ``spec.nodeName``, ``spec.serviceAccountName``, ``status.hostIP(s)``,
+    ``status.podIP(s)`` (one IP per family here, so a single address);
+  - ``valueFrom.resourceFieldRef``: ``limits|requests`` ``.cpu|.memory|
+    .ephemeral-storage`` of this container (or of ``containerName``), divided
+    by ``divisor`` (default ``1``) and rounded up, as
+    ``ExtractContainerResourceValue``; a missing cpu/memory **limit** is the
+    node's allocatable (``defaultPodLimitsForDownwardAPI``).
+
+  Other sources (ConfigMaps, Secrets) are not supported yet and leave the
+  variable out. ``command`` and ``args`` are expanded against the result.
 * Resources: CPU request and limit in millicores, memory limit in bytes.
 * Volumes: ``hostPath`` mounts its path; ``emptyDir`` a directory
   ``<state_dir>/pods/<uid>/volumes/kubernetes.io~empty-dir/<name>``; other
   volume types are skipped.
+* Sandbox: labels, hostname, host ports and the node's ``cgroup_parent``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +54,6 @@ from ..runtime.base import (
 
 __all__ = ["container_config", "expand", "pod_dir", "pod_labels", "sandbox_config"]
 
-_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 _MAP_FIELD = re.compile(r"^metadata\.(labels|annotations)\['(.+)'\]$")
 
 
@@ -59,13 +70,41 @@ def pod_dir(state_dir: Path, uid: str) -> Path:
     return state_dir / "pods" / uid
 
 
-def expand(text: str, env: Mapping[str, str]) -> str:
-    """Kubernetes' ``$(VAR)`` expansion (``third_party/forked/golang/expansion``)."""
-    def sub(m: re.Match[str]) -> str:
-        if m.group(0) == "$$":
-            return "$"
-        return env.get(m.group(1), m.group(0))
-    return _REF.sub(sub, text)
+def expand(text: str, env: Mapping[str, str] | Callable[[str], str | None]) -> str:
+    """Kubernetes' ``$(VAR)`` expansion (``third_party/forked/golang/expansion``).
+
+    ``env`` maps a name to its value (a mapping, or a function returning
+    ``None`` for an unknown name, which then stays as ``$(NAME)``).
+    """
+    lookup = env.get if isinstance(env, Mapping) else env
+    out: list[str] = []
+    checkpoint = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        if text[i] == "$" and i + 1 < n:
+            out.append(text[checkpoint:i])
+            nxt = text[i + 1]
+            if nxt == "$":  # an escaped operator
+                out.append("$")
+                i += 1
+            elif nxt == "(":
+                close = text.find(")", i + 2)
+                if close < 0:  # incomplete reference: keep "$(" and go on after it
+                    out.append("$(")
+                    i += 1
+                else:
+                    name = text[i + 2:close]
+                    value = lookup(name)
+                    out.append(value if value is not None else f"$({name})")
+                    i = close
+            else:  # a lone operator: keep it with the character after it
+                out.append("$" + nxt)
+                i += 1
+            checkpoint = i + 1
+        i += 1
+    out.append(text[checkpoint:])
+    return "".join(out)
 
 
 def _field_ref(pod: Mapping[str, Any], path: str, host_ip: str, pod_ip: str) -> str | None:
@@ -78,7 +117,9 @@ def _field_ref(pod: Mapping[str, Any], path: str, host_ip: str, pod_ip: str) -> 
         "spec.nodeName": spec.get("nodeName"),
         "spec.serviceAccountName": spec.get("serviceAccountName"),
         "status.hostIP": host_ip,
+        "status.hostIPs": host_ip,
         "status.podIP": pod_ip,
+        "status.podIPs": pod_ip,
     }
     if path in simple:
         value = simple[path]
@@ -89,16 +130,67 @@ def _field_ref(pod: Mapping[str, Any], path: str, host_ip: str, pod_ip: str) -> 
     return None
 
 
-def _env(pod: Mapping[str, Any], c: Mapping[str, Any], host_ip: str,
-         pod_ip: str) -> tuple[tuple[str, str], ...]:
+def _quantity(raw: Any) -> Quantity | None:
+    if raw is None:
+        return None
+    try:
+        return Quantity.parse(raw)
+    except (QuantityError, TypeError):
+        return None
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _resource_field_ref(pod: Mapping[str, Any], c: Mapping[str, Any], ref: Mapping[str, Any],
+                        allocatable: tuple[int, int]) -> str | None:
+    """``ExtractContainerResourceValue`` on the pod with the downward-API limit defaults."""
+    spec = pod.get("spec") or {}
+    target: Mapping[str, Any] = c
+    wanted = ref.get("containerName")
+    if wanted:
+        found = next((x for x in [*(spec.get("containers") or []),
+                                  *(spec.get("initContainers") or [])]
+                      if x.get("name") == wanted), None)
+        if found is None:
+            return None
+        target = found
+    kind, _, name = str(ref.get("resource", "")).partition(".")
+    if kind not in ("limits", "requests") or name not in ("cpu", "memory",
+                                                          "ephemeral-storage"):
+        return None
+    divisor = _quantity(ref.get("divisor"))
+    if divisor is None or divisor.is_zero():
+        divisor = Quantity.parse("1")
+    values = (target.get("resources") or {}).get(kind) or {}
+    q = _quantity(values.get(name))
+    if name == "cpu":
+        millis = q.milli_value() if q is not None else 0
+        if q is None and kind == "limits":
+            millis = allocatable[0]
+        return str(_ceil_div(millis, max(1, divisor.milli_value())))
+    amount = q.value() if q is not None else 0
+    if q is None and kind == "limits" and name == "memory":
+        amount = allocatable[1]
+    return str(_ceil_div(amount, max(1, divisor.value())))
+
+
+def _env(pod: Mapping[str, Any], c: Mapping[str, Any], host_ip: str, pod_ip: str,
+         allocatable: tuple[int, int]) -> tuple[tuple[str, str], ...]:
     values: dict[str, str] = {}
     out: list[tuple[str, str]] = []
     for var in c.get("env") or []:
         name = str(var.get("name", ""))
         if "valueFrom" in var:
-            ref = (var.get("valueFrom") or {}).get("fieldRef")
-            value = _field_ref(pod, str(ref.get("fieldPath", "")), host_ip, pod_ip) \
-                if isinstance(ref, Mapping) else None
+            source = var.get("valueFrom") or {}
+            field_ref = source.get("fieldRef")
+            resource_ref = source.get("resourceFieldRef")
+            value: str | None = None
+            if isinstance(field_ref, Mapping):
+                value = _field_ref(pod, str(field_ref.get("fieldPath", "")), host_ip, pod_ip)
+            elif isinstance(resource_ref, Mapping):
+                value = _resource_field_ref(pod, c, resource_ref, allocatable)
             if value is None:
                 continue  # a source we cannot resolve yet (ConfigMap, Secret, ...)
         else:
@@ -162,10 +254,11 @@ def _mounts(pod: Mapping[str, Any], c: Mapping[str, Any], state_dir: Path) -> tu
 
 
 def container_config(pod: Mapping[str, Any], c: Mapping[str, Any], *, node: str, init: bool,
-                     restart_count: int, host_ip: str, pod_ip: str,
-                     state_dir: Path) -> ContainerConfig:
-    """The runtime config for container spec ``c`` of ``pod``."""
-    env = _env(pod, c, host_ip, pod_ip)
+                     restart_count: int, host_ip: str, pod_ip: str, state_dir: Path,
+                     allocatable: tuple[int, int] = (0, 0)) -> ContainerConfig:
+    """The runtime config for container spec ``c`` of ``pod``; ``allocatable``
+    is the node's ``(cpu millicores, memory bytes)`` (downward-API defaults)."""
+    env = _env(pod, c, host_ip, pod_ip, allocatable)
     values = dict(env)
     resources = c.get("resources") or {}
     labels = {**pod_labels(pod, node), LABEL_CONTAINER_NAME: str(c.get("name", "")),
@@ -185,7 +278,8 @@ def container_config(pod: Mapping[str, Any], c: Mapping[str, Any], *, node: str,
         labels=labels, init=init)
 
 
-def sandbox_config(pod: Mapping[str, Any], node: str) -> SandboxConfig:
+def sandbox_config(pod: Mapping[str, Any], node: str, *,
+                   cgroup_parent: str = "") -> SandboxConfig:
     meta = pod.get("metadata") or {}
     spec = pod.get("spec") or {}
     ports = tuple(p for c in spec.get("containers") or [] for p in _ports(c) if p.host_port)
@@ -193,4 +287,5 @@ def sandbox_config(pod: Mapping[str, Any], node: str) -> SandboxConfig:
         uid=str(meta.get("uid", "")), namespace=str(meta.get("namespace", "")),
         name=str(meta.get("name", "")), node=node,
         labels={**(meta.get("labels") or {}), **pod_labels(pod, node)},
-        hostname=str(spec.get("hostname") or meta.get("name", "")), port_mappings=ports)
+        hostname=str(spec.get("hostname") or meta.get("name", "")), port_mappings=ports,
+        cgroup_parent=cgroup_parent)

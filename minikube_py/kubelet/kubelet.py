@@ -1,30 +1,47 @@
 """The kubelet of one virtual node: threads, watches, work queue, logs.
 
 ``Kubelet(client, node_spec, runtime, host=HostInfo.read(), state_dir=...)``;
-:meth:`Kubelet.start` registers the Node and starts:
+:meth:`Kubelet.start` creates the node's cgroup (:mod:`.node_cgroup`),
+registers the Node and starts:
 
 * a **heartbeat** thread: every ``heartbeat_interval`` seconds (waiting on a
   ``threading.Event``, so :meth:`~Kubelet.stop` interrupts it) the Node's
-  conditions, ``lastHeartbeatTime`` and images are posted
+  conditions, ``lastHeartbeatTime``, images and usage annotations are posted
   (:mod:`.node_status`); a failed registration is retried there;
 * a **pod watch** thread: lists the pods with ``spec.nodeName=<node>``, then
   watches from the list's resourceVersion (relisting on ``Expired``) and keeps
-  a local cache; every change enqueues ``namespace/name``. A relist also
-  enqueues pods that vanished meanwhile and sandboxes the runtime still has
-  for pods the API no longer knows (a kubelet restarted after a deletion);
+  a local cache; every change enqueues ``namespace/name``. A list **admits**
+  its pods (:mod:`.admission`): first those the runtime already runs
+  (adopted without a check, so a restart never rejects a running pod), then
+  the others in creation order. It also enqueues pods that vanished
+  meanwhile and sandboxes of this node whose pod (by uid) is not bound here
+  any more, so they are removed (a kubelet restarted after a deletion);
 * a **runtime events** thread (the evented PLEG): every container or sandbox
-  change the runtime reports enqueues its pod, so an exit is acted on at once;
+  change the runtime reports enqueues its pod, so an exit is acted on at once.
+  When the stream ends (the runtime restarted), it subscribes again and
+  resyncs every pod;
+* a **relist** thread (the generic PLEG): every ``relist_interval`` seconds
+  one cheap look at the runtime (:mod:`.pleg`) enqueues only the pods whose
+  runtime state changed; after the runtime was unreachable, every pod;
 * ``workers`` **worker** threads taking keys from a
   :class:`~minikube_py.client.workqueue.WorkQueue` (so one pod is synced by one
   worker at a time) and calling :class:`.sync.PodSyncer`. After each sync the
   pod is re-queued after ``resync_interval`` seconds (sooner when a restart
   back-off ends): level-triggered, a missed event heals by itself. A failing
   sync is retried with the queue's rate-limited back-off (never later than
-  the resync).
+  the resync). Slow teardown (grace periods, preStop hooks) runs on
+  :class:`.terminator.Terminator` threads, never on a worker;
+* probe workers (:mod:`.probes`), one per probe, started by the syncs.
 
-:meth:`~Kubelet.stop` ends every thread (joined within ``timeout`` seconds)
-and leaves containers running, as a restarting kubelet does.
-:meth:`~Kubelet.logs` is what the API server's ``pods/log`` calls.
+Knobs for tests: ``restart_backoff=(base, cap)`` and ``backoff_reset`` (the
+CrashLoopBackOff of :mod:`.backoff`), ``probe_time_scale`` (probe periods,
+delays and timeouts are multiplied by it), ``cgroup_root`` (``None``: no
+node cgroup).
+
+:meth:`~Kubelet.stop` ends every thread (joined within ``timeout`` seconds),
+removes the node's cgroup if it is empty, and leaves containers running, as a
+restarting kubelet does. :meth:`~Kubelet.logs` is what the API server's
+``pods/log`` calls.
 
 This module never imports the store: it talks to the API only through a
 :class:`~minikube_py.client.base.Client`.
@@ -32,6 +49,7 @@ This module never imports the store: it talks to the API only through a
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -45,6 +63,7 @@ from ..client.events import EventRecorder
 from ..client.workqueue import WorkQueue
 from ..nodes import HostInfo, HostReadings, NodeSpec
 from ..runtime.base import (
+    CONTAINER_EXITED,
     LABEL_NAME,
     LABEL_NAMESPACE,
     LABEL_NODE,
@@ -53,15 +72,21 @@ from ..runtime.base import (
     ContainerRuntime,
     RuntimeEventStream,
 )
+from .admission import Admitter
+from .backoff import RestartBackoff
+from .node_cgroup import DEFAULT_CGROUP_ROOT, NodeCgroup
 from .node_status import NodeStatusReporter
-from .status import group_instances
+from .pleg import Snapshot, changed_keys, runtime_snapshot
+from .probes import ProbeManager
+from .status import TERMINAL_PHASES, container_name, group_instances
 from .sync import PodSyncer
+from .terminator import Terminator
 
 __all__ = ["Kubelet"]
 
 log = logging.getLogger(__name__)
 
-#: Pause before relisting after an API failure (the watch thread's only wait).
+#: Pause before relisting after an API failure, or resubscribing to runtime events.
 _RELIST_BACKOFF = 1.0
 
 
@@ -81,6 +106,10 @@ def _go_list(names: list[str]) -> str:
     return "[" + " ".join(names) + "]"
 
 
+def _sandbox_key(labels: Mapping[str, str]) -> str:
+    return f"{labels.get(LABEL_NAMESPACE, '')}/{labels.get(LABEL_NAME, '')}"
+
+
 class Kubelet:
     """One node's agent (see the module contract)."""
 
@@ -88,7 +117,10 @@ class Kubelet:
                  host: HostInfo, state_dir: Path, clock: Callable[[], float] = time.time,
                  heartbeat_interval: float = 10.0, workers: int = 4,
                  kubelet_version: str = "v1.32.0", resync_interval: float = 10.0,
-                 restart_delay: float = 10.0,
+                 relist_interval: float = 1.0,
+                 restart_backoff: tuple[float, float] = (10.0, 300.0),
+                 backoff_reset: float = 600.0, probe_time_scale: float = 1.0,
+                 cgroup_root: Path | None = DEFAULT_CGROUP_ROOT,
                  readings: Callable[[Path], HostReadings] = HostReadings.read) -> None:
         self.client = client
         self.node = node
@@ -99,15 +131,28 @@ class Kubelet:
         self.heartbeat_interval = heartbeat_interval
         self.workers = max(1, workers)
         self.resync_interval = resync_interval
+        self.relist_interval = relist_interval
         self.recorder = EventRecorder(client, component="kubelet", host=node.name, clock=clock)
         self.queue: WorkQueue[str] = WorkQueue(name=f"kubelet-{node.name}")
         self.node_status = NodeStatusReporter(client, node, runtime, host=host,
                                               state_dir=self.state_dir, clock=clock,
                                               kubelet_version=kubelet_version,
                                               readings=readings)
+        self.cgroup = NodeCgroup(node.name, cpu_millis=node.cpu_millis,
+                                 memory_bytes=node.memory_bytes, root=cgroup_root)
+        self.admitter = Admitter(node)
+        self.terminator = Terminator(f"kubelet-{node.name}")
+        self.probes = ProbeManager(runtime, self.recorder, clock=clock,
+                                   time_scale=probe_time_scale, on_change=self.queue.add)
+        base, cap = restart_backoff
+        self.backoff = RestartBackoff(base=base, cap=cap, reset=backoff_reset, clock=clock)
         self.syncer = PodSyncer(client, runtime, self.recorder, node=node.name, host_ip=host.ip,
-                                state_dir=self.state_dir, clock=clock,
-                                restart_delay=restart_delay, on_written=self._remember)
+                                state_dir=self.state_dir, clock=clock, admitter=self.admitter,
+                                backoff=self.backoff, probes=self.probes,
+                                terminator=self.terminator,
+                                allocatable=(node.cpu_millis, node.memory_bytes),
+                                cgroup_parent=lambda: self.cgroup.parent,
+                                on_written=self._remember)
         self._pods: dict[str, Object] = {}
         self._pods_lock = threading.Lock()
         self._stop = threading.Event()
@@ -125,15 +170,19 @@ class Kubelet:
             raise RuntimeError(f"kubelet for node {self.node.name} already started")
         self._started = True
         self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.cgroup.setup()
         try:
             self.node_status.register()
         except Exception:  # the heartbeat loop retries; a kubelet starts regardless
             log.exception("node %s: registration failed; will retry", self.node.name)
         # Subscribe before the first list, so no runtime change falls in between.
-        self._events = self.runtime.events()
+        try:
+            self._events = self.runtime.events()
+        except Exception:  # the events loop subscribes again
+            log.exception("node %s: subscribing to runtime events failed", self.node.name)
         loops: list[tuple[str, Callable[[], None]]] = [
             ("heartbeat", self._heartbeat_loop), ("pods", self._watch_loop),
-            ("pleg", self._runtime_events_loop)]
+            ("pleg", self._runtime_events_loop), ("relist", self._relist_loop)]
         loops += [(f"worker-{i}", self._worker_loop) for i in range(self.workers)]
         for name, target in loops:
             t = threading.Thread(target=target, name=f"kubelet-{self.node.name}-{name}",
@@ -151,12 +200,15 @@ class Kubelet:
             if self._events is not None:
                 self._events.stop()
         deadline = time.monotonic() + timeout
+        self.probes.stop(max(0.0, deadline - time.monotonic()))
         for t in self._threads:
             t.join(max(0.0, deadline - time.monotonic()))
+        self.terminator.stop(max(0.0, deadline - time.monotonic()))
         alive = [t.name for t in self._threads if t.is_alive()]
         if alive:
             log.warning("kubelet %s: threads still running after stop: %s", self.node.name,
                         ", ".join(alive))
+        self.cgroup.teardown()
 
     @property
     def stopped(self) -> bool:
@@ -189,8 +241,35 @@ class Kubelet:
         with self._pods_lock:
             vanished = set(self._pods) - set(fresh)
             self._pods = fresh
-        orphans = {f"{sb.labels.get(LABEL_NAMESPACE, '')}/{sb.labels.get(LABEL_NAME, '')}"
-                   for sb in self.runtime.list_sandboxes({LABEL_NODE: self.node.name})}
+        try:
+            sandboxes = self.runtime.list_sandboxes({LABEL_NODE: self.node.name})
+        except Exception:  # the relist loop notices when the runtime is back
+            log.warning("node %s: cannot list the runtime's sandboxes", self.node.name,
+                        exc_info=True)
+            sandboxes = []
+        running = {sb.labels.get(LABEL_POD_UID, "") for sb in sandboxes}
+        bound = {str(p["metadata"].get("uid", "")) for p in fresh.values()}
+        # Pods the runtime runs first (never displaced by a restart), then the others
+        # in creation order, as the kubelet's HandlePodAdditions does.
+        for pod in sorted(fresh.values(), key=lambda p: (
+                str(p["metadata"].get("uid", "")) not in running,
+                str(p["metadata"].get("creationTimestamp") or ""), _key(p))):
+            meta = pod["metadata"]
+            if meta.get("deletionTimestamp") or \
+                    (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+                continue
+            self.admitter.admit(pod, adopted=str(meta.get("uid", "")) in running)
+        # Sandboxes whose pod is gone or bound elsewhere: their key syncs them away.
+        orphans = {_sandbox_key(sb.labels) for sb in sandboxes
+                   if sb.labels.get(LABEL_POD_UID, "") not in bound}
+        # Ours by label but without a pod key (not made by this kubelet): no key can
+        # sync it away, so remove it here.
+        for sb in sandboxes:
+            if not sb.labels.get(LABEL_NAME) and \
+                    sb.labels.get(LABEL_POD_UID, "") not in bound:
+                self.terminator.submit(f"orphan/{sb.id}",
+                                       functools.partial(self.runtime.remove_sandbox, sb.id))
+        orphans.discard("/")
         for key in sorted(set(fresh) | vanished | orphans):
             self.queue.add(key)
         return listing.resource_version
@@ -235,21 +314,75 @@ class Kubelet:
         with self._pods_lock:
             return self._pods.get(f"{namespace}/{name}")
 
+    def _enqueue_all(self) -> None:
+        """Every pod we know, and every pod the runtime runs for this node."""
+        with self._pods_lock:
+            keys = set(self._pods)
+        try:
+            keys |= {_sandbox_key(sb.labels)
+                     for sb in self.runtime.list_sandboxes({LABEL_NODE: self.node.name})}
+        except Exception:  # the runtime is still away; the relist loop tries again
+            log.debug("node %s: runtime not answering", self.node.name, exc_info=True)
+        for key in sorted(keys):
+            self.queue.add(key)
+
     # ------------------------------------------------------------------ runtime events
+
+    def _subscribe(self) -> RuntimeEventStream | None:
+        try:
+            stream = self.runtime.events()
+        except Exception:  # the runtime is down: try again shortly
+            log.debug("node %s: runtime events unavailable", self.node.name, exc_info=True)
+            return None
+        with self._streams_lock:
+            self._events = stream
+        if self._stop.is_set():
+            stream.stop()
+            return None
+        log.info("node %s: subscribed to runtime events again; resyncing", self.node.name)
+        self._enqueue_all()  # changes while we were not subscribed
+        return stream
 
     def _runtime_events_loop(self) -> None:
         stream = self._events
-        if stream is None:
-            return
         while not self._stop.is_set():
+            if stream is None:
+                if self._stop.wait(_RELIST_BACKOFF):
+                    return
+                stream = self._subscribe()
+                continue
             event = stream.next()
-            if event is None:
-                continue  # stopped (the loop condition ends it)
+            if event is None:  # stopped: by us, or the runtime went away
+                if not self._stop.is_set():
+                    log.warning("node %s: runtime event stream ended", self.node.name)
+                stream = None
+                continue
             if event.labels.get(LABEL_NODE) != self.node.name:
                 continue
             ns, name = event.labels.get(LABEL_NAMESPACE), event.labels.get(LABEL_NAME)
             if ns and name:
                 self.queue.add(f"{ns}/{name}")
+
+    def _relist_loop(self) -> None:
+        previous: Snapshot | None = None
+        down = False
+        while not self._stop.wait(self.relist_interval):
+            try:
+                current = runtime_snapshot(self.runtime, self.node.name)
+            except Exception:  # the runtime is restarting: note it, keep looking
+                if not down:
+                    log.warning("node %s: the container runtime does not answer",
+                                self.node.name)
+                down = True
+                continue
+            if down:
+                log.info("node %s: the container runtime is back; resyncing", self.node.name)
+                down = False
+                self._enqueue_all()
+            elif previous is not None:
+                for key in sorted(changed_keys(previous, current)):
+                    self.queue.add(key)
+            previous = current
 
     # ------------------------------------------------------------------ workers
 
@@ -281,7 +414,8 @@ class Kubelet:
         """A container's log lines, with Kubernetes' ``pods/log`` errors.
 
         ``container`` may be omitted for a single-container pod. ``previous``
-        reads the instance before the current one (after a restart).
+        reads the last terminated instance (``lastState.terminated``): the one
+        before the running one, or the one that exited and waits to restart.
         """
         meta = pod.get("metadata") or {}
         spec = pod.get("spec") or {}
@@ -298,18 +432,22 @@ class Kubelet:
             raise BadRequest(f"container {container} is not valid for pod {name}")
         uid = str(meta.get("uid", ""))
         found = [c for sb in self.runtime.list_sandboxes({LABEL_POD_UID: uid})
-                 for c in self.runtime.list_containers(sb.id) if c.name == container]
+                 for c in self.runtime.list_containers(sb.id) if container_name(c) == container]
         instances = group_instances(found).get(container, [])
+        latest = instances[-1] if instances else None
+        # Exited and waiting to be restarted: it is already lastState.terminated.
+        restarting = latest is not None and latest.state == CONTAINER_EXITED and \
+            self.syncer.waiting_reason(uid, container) is not None
         if previous:
-            if len(instances) < 2:
+            target = latest if restarting else (instances[-2] if len(instances) > 1 else None)
+            if target is None or target.state != CONTAINER_EXITED:
                 raise BadRequest(f'previous terminated container "{container}" in pod '
                                  f'"{name}" not found')
-            target = instances[-2]
         else:
-            if not instances:
+            if latest is None:
                 raise BadRequest(f'container "{container}" in pod "{name}" is waiting to '
                                  f"start: {self._waiting_reason(pod, container)}")
-            target = instances[-1]
+            target = latest
         try:
             return self.runtime.container_logs(
                 target.id, follow=follow, tail_lines=tail_lines, timestamps=timestamps,

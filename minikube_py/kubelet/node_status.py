@@ -14,6 +14,13 @@
   Ready False with ``container runtime is down`` when the runtime does not
   answer, and ``status.images`` from the runtime (largest 50 first, as the
   kubelet reports). A Conflict is retried against a fresh copy.
+* Real usage: each heartbeat sums what :meth:`ContainerRuntime.stats`
+  reports for this node's running containers (found by the node label) and
+  puts it in the annotations ``minikube-py.io/cpu-usage`` (millicores, the
+  rate since the previous heartbeat, or since the container started for a
+  new one) and ``minikube-py.io/memory-usage`` (bytes, the working sets),
+  written with a merge patch only when they changed. Nothing else a real Node
+  would not carry is added. A runtime without stats leaves them alone.
 * A Node deleted while the kubelet runs is not recreated by the heartbeat
   (as in Kubernetes: it comes back when the kubelet registers again).
 """
@@ -21,6 +28,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,15 +36,19 @@ from typing import Any
 from ..api.errors import AlreadyExists, Conflict, NotFound
 from ..client.base import Client, Object
 from ..nodes import HostInfo, HostReadings, NodeSpec, node_conditions, node_object
-from ..runtime.base import ContainerRuntime, Image
+from ..runtime.base import CONTAINER_RUNNING, LABEL_NODE, ContainerRuntime, Image
 from .status import rfc3339
 
-__all__ = ["MAX_NODE_IMAGES", "NodeStatusReporter"]
+__all__ = ["ANNOTATION_CPU_USAGE", "ANNOTATION_MEMORY_USAGE", "MAX_NODE_IMAGES",
+           "NodeStatusReporter"]
 
 log = logging.getLogger(__name__)
 
 #: The kubelet's ``--node-status-max-images`` default.
 MAX_NODE_IMAGES = 50
+#: Node annotations with the summed real usage of the node's containers.
+ANNOTATION_CPU_USAGE = "minikube-py.io/cpu-usage"
+ANNOTATION_MEMORY_USAGE = "minikube-py.io/memory-usage"
 
 
 class NodeStatusReporter:
@@ -55,6 +67,9 @@ class NodeStatusReporter:
         self.kubelet_version = kubelet_version
         self._readings = readings
         self.registered = False
+        self._usage_lock = threading.Lock()
+        #: container id -> (cumulative cpu nanoseconds, when read): the last sample.
+        self._cpu_samples: dict[str, tuple[int, float]] = {}
 
     # ------------------------------------------------------------------ pieces
 
@@ -119,8 +134,59 @@ class NodeStatusReporter:
     def _write_status(self, node: Object, status: dict[str, Any]) -> Object:
         return self.client.update({**node, "status": status}, subresource="status")
 
+    def usage(self) -> tuple[int, int] | None:
+        """``(cpu millicores, memory bytes)`` used by this node's running containers
+        (``None`` when the runtime cannot tell)."""
+        try:
+            mine = {c.id: c for c in self.runtime.list_containers()
+                    if c.labels.get(LABEL_NODE) == self.node.name
+                    and c.state == CONTAINER_RUNNING}
+            stats = [s for s in self.runtime.stats() if s.container_id in mine]
+        except Exception:  # stats are best effort: the runtime may be down
+            log.debug("node %s: reading container stats failed", self.node.name, exc_info=True)
+            return None
+        millis = 0.0
+        memory = 0
+        with self._usage_lock:
+            fresh: dict[str, tuple[int, float]] = {}
+            for st in stats:
+                previous = self._cpu_samples.get(st.container_id)
+                if previous is not None and st.at > previous[1]:
+                    used, seconds = st.cpu_nanos - previous[0], st.at - previous[1]
+                else:
+                    started = mine[st.container_id].started_at
+                    used = st.cpu_nanos
+                    seconds = st.at - started if started is not None else 0.0
+                if seconds > 0:
+                    millis += max(0, used) / seconds / 1e6
+                memory += st.memory_bytes
+                fresh[st.container_id] = (st.cpu_nanos, st.at)
+            self._cpu_samples = fresh
+        return round(millis), memory
+
+    def _post_usage(self, node: Object) -> Object:
+        usage = self.usage()
+        if usage is None:
+            return node
+        wanted = {ANNOTATION_CPU_USAGE: str(usage[0]), ANNOTATION_MEMORY_USAGE: str(usage[1])}
+        have = (node.get("metadata") or {}).get("annotations") or {}
+        if all(have.get(k) == v for k, v in wanted.items()):
+            return node
+        try:
+            return self.client.patch("nodes", None, self.node.name, "merge",
+                                     {"metadata": {"annotations": wanted}})
+        except NotFound:
+            return node
+
     def heartbeat(self) -> Object | None:
-        """Post a fresh status; ``None`` if the Node no longer exists."""
+        """Post a fresh status (and the usage annotations); ``None`` if the Node
+        no longer exists."""
+        stored = self._heartbeat_status()
+        if stored is None:
+            return None
+        return self._post_usage(stored)
+
+    def _heartbeat_status(self) -> Object | None:
         for _ in range(5):
             try:
                 node = self.client.get("nodes", None, self.node.name)

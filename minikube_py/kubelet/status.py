@@ -26,8 +26,10 @@ Rules (Kubernetes' unless said otherwise):
   running or terminated; ``lastState`` is the previous instance's
   termination; ``restartCount`` is the latest instance's attempt;
   ``containerID`` is ``<runtime>://<id>``. App statuses are sorted by name,
-  init statuses follow the spec. Without probes (not implemented yet) a running
-  container is ``ready`` and ``started``.
+  init statuses follow the spec. A running container is ``started`` once its
+  startup probe succeeded (at once without one) and ``ready`` once started and
+  its readiness probe succeeded (at once without one): the caller passes the
+  probe outcomes for the current instances (``started``/``ready`` by name).
 * ``hostIP``/``hostIPs`` is the node's IP, ``podIP``/``podIPs`` the sandbox's
   (kept from the old status once the sandbox is gone); ``startTime`` is set
   once; ``qosClass`` and ``nominatedNodeName`` are kept.
@@ -44,6 +46,7 @@ from ..runtime.base import (
     CONTAINER_CREATED,
     CONTAINER_EXITED,
     CONTAINER_RUNNING,
+    LABEL_CONTAINER_NAME,
     LABEL_RESTART_COUNT,
     SANDBOX_READY,
     ContainerStatus,
@@ -53,6 +56,7 @@ from ..runtime.base import (
 __all__ = [
     "KUBELET_CONDITIONS",
     "TERMINAL_PHASES",
+    "container_name",
     "group_instances",
     "pod_status",
     "restart_count",
@@ -81,11 +85,17 @@ def restart_count(c: ContainerStatus) -> int:
         return 0
 
 
+def container_name(c: ContainerStatus) -> str:
+    """The pod spec's container name (the label the kubelet set; the runtime's
+    own name only if the label is missing)."""
+    return str(c.labels.get(LABEL_CONTAINER_NAME) or c.name)
+
+
 def group_instances(containers: Sequence[ContainerStatus]) -> dict[str, list[ContainerStatus]]:
     """Container instances by container name, oldest first (by attempt, then creation)."""
     out: dict[str, list[ContainerStatus]] = {}
     for c in containers:
-        out.setdefault(c.name, []).append(c)
+        out.setdefault(container_name(c), []).append(c)
     for instances in out.values():
         instances.sort(key=lambda c: (restart_count(c), c.created_at))
     return out
@@ -113,7 +123,8 @@ def _waiting(reason: str, message: str = "") -> Obj:
 
 def _container_status(spec: Mapping[str, Any], instances: Sequence[ContainerStatus], *,
                       default_reason: str, override: tuple[str, str] | None,
-                      runtime: str) -> Obj:
+                      runtime: str, probed_ready: bool = True,
+                      probed_started: bool = True) -> Obj:
     name = str(spec.get("name", ""))
     image = str(spec.get("image", ""))
     if not instances:
@@ -139,10 +150,12 @@ def _container_status(spec: Mapping[str, Any], instances: Sequence[ContainerStat
         state = _waiting(*(override or (default_reason, "")))
     else:
         state = _waiting("ContainerStatusUnknown", "The container state could not be read")
-    return {"name": name, "state": state, "lastState": last_state, "ready": running,
+    started = running and probed_started
+    return {"name": name, "state": state, "lastState": last_state,
+            "ready": started and probed_ready,
             "restartCount": restart_count(latest), "image": image,
             "imageID": latest.image_id, "containerID": f"{runtime}://{latest.id}",
-            "started": running}
+            "started": started}
 
 
 def _succeeded(status: Mapping[str, Any]) -> bool:
@@ -282,16 +295,22 @@ def _with_transition(cond: Obj, old: Mapping[str, Any] | None, now: str) -> Obj:
 
 def pod_status(pod: Mapping[str, Any], *, sandbox: Sandbox | None,
                containers: Sequence[ContainerStatus], waiting: Waiting | None = None,
-               runtime: str, host_ip: str, now: float, terminating: bool = False) -> Obj:
+               runtime: str, host_ip: str, now: float, terminating: bool = False,
+               ready: Mapping[str, bool] | None = None,
+               started: Mapping[str, bool] | None = None) -> Obj:
     """The pod's whole ``status`` (see the module contract).
 
     ``terminating`` is for the final status of a pod whose containers were
     stopped for its deletion: nothing restarts any more, so it ends Succeeded
     (all exited 0) or Failed, as the kubelet reports since Kubernetes 1.27.
+    ``ready``/``started`` give the readiness/startup probe outcome of a
+    container's current instance by name (absent: no such probe, so True).
     """
     spec = pod.get("spec") or {}
     old = pod.get("status") or {}
     waiting = waiting or {}
+    ready = ready or {}
+    started = started or {}
     stamp = rfc3339(now)
     instances = group_instances(containers)
     init_specs = list(spec.get("initContainers") or [])
@@ -300,7 +319,9 @@ def pod_status(pod: Mapping[str, Any], *, sandbox: Sandbox | None,
     def statuses(specs: Sequence[Mapping[str, Any]]) -> list[Obj]:
         return [_container_status(c, instances.get(str(c.get("name")), []),
                                   default_reason=default_reason,
-                                  override=waiting.get(str(c.get("name"))), runtime=runtime)
+                                  override=waiting.get(str(c.get("name"))), runtime=runtime,
+                                  probed_ready=ready.get(str(c.get("name")), True),
+                                  probed_started=started.get(str(c.get("name")), True))
                 for c in specs]
 
     init = statuses(init_specs)

@@ -3,25 +3,44 @@
 :meth:`PodSyncer.sync` is called by one worker at a time per pod (the work
 queue guarantees it) with the pod as last seen by the watch, or ``None`` when
 it is gone. It is idempotent and level-triggered: it looks at what the runtime
-has, takes the next step, and writes the resulting status. Three cases:
+has, takes the next step, and writes the resulting status. It never waits for
+a grace period: slow teardown runs on the :class:`~.terminator.Terminator`.
 
-* **Gone** from the API: every sandbox labelled with the pod's
-  namespace/name on this node is stopped and removed.
-* **Being deleted** (``deletionTimestamp``): containers are stopped with what
-  is left of the grace period (a ``Killing`` event each), the final status is
-  written, the sandbox is removed and the pod object is deleted with grace 0
-  and a uid precondition (so a new pod of the same name is never hit).
+* **Gone** from the API (deleted, force-deleted, or never known: sandboxes
+  left from before a restart): every sandbox labelled with the pod's
+  namespace/name on this node is killed at once (no grace: the object is
+  already gone) and removed, on a terminator thread.
+* **Being deleted** (``deletionTimestamp``): one terminator job per pod runs
+  each running container's ``preStop`` hook, then stops it with what is left
+  of the grace period (``deletionGracePeriodSeconds``, counted from when the
+  kubelet saw it; all containers at once, a ``Killing`` event each), writes
+  the final status, removes the sandbox and deletes the pod object with grace
+  0 and a uid precondition (so a new pod of the same name is never hit). A
+  later delete with a shorter grace period shortens the wait.
 * **Otherwise**: sandboxes of an older pod of the same name are removed; the
-  sandbox is ensured; images are pulled per ``imagePullPolicy`` (``Never``
-  and absent -> ``ErrImageNeverPull``; a failed pull -> ``ErrImagePull``);
-  init containers run one at a time, in order, each only after the previous
-  exited 0; then every app container is created and started. An exited
-  container is restarted per ``restartPolicy``, as a new runtime container
-  with the attempt (``restartCount``) + 1, once ``restart_delay`` seconds have
-  passed since it finished (state ``CrashLoopBackOff`` meanwhile). The delay is
-  constant: Kubernetes' doubling back-off (10 s .. 5 min, reset after 10 min
-  of running) is TODO, to come with the Podman runtime. A pod in a terminal
-  phase gets its sandbox stopped; its containers are kept for ``logs``.
+  pod is **admitted** (:mod:`.admission`; a rejected pod is written as
+  Failed with the reason and ``Pod was rejected: ...``, and never started);
+  the sandbox is ensured (in the node's cgroup); images are pulled per
+  ``imagePullPolicy`` (``Never`` and absent -> ``ErrImageNeverPull``; a
+  failed pull -> ``ErrImagePull``); init containers run one at a time, in
+  order, each only after the previous exited 0; then every app container is
+  created and started. Containers are found again by their labels (pod uid,
+  container name, restart count), so a pod adopted after a restart is never
+  started twice.
+* **Restarts** follow ``restartPolicy`` (``Always``; ``OnFailure`` for a
+  non-zero exit; never with ``Never``): a new runtime container with the
+  attempt (``restartCount``) + 1, after the CrashLoopBackOff delay of
+  :mod:`.backoff` (state ``waiting: CrashLoopBackOff`` with ``back-off 20s
+  restarting failed container=c pod=p_ns(uid)`` and a ``BackOff`` event
+  meanwhile). The previous instance is kept (``logs --previous``) until the
+  next restart.
+* **Probes** (:mod:`.probes`): every sync hands the current instances to the
+  probe workers; a container whose liveness (or startup) probe failed is
+  killed on a terminator thread (``Killing``: ``Container c failed liveness
+  probe, will be restarted``) and restarted per policy. Readiness and
+  startup results make ``ready``/``started`` and the Ready condition.
+* A pod in a terminal phase gets its sandbox stopped and its admission
+  released; its containers are kept for ``logs``.
 
 Status is computed by :func:`.status.pod_status` and written through the
 ``status`` subresource only when it changed, retrying a Conflict on a fresh
@@ -33,17 +52,17 @@ and Conflict propagate (the caller retries with back-off).
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import shutil
 import threading
-import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..api.defaults import image_pull_policy
 from ..api.errors import Conflict, NotFound
+from ..api.qos import qos_class
 from ..client.base import Client, Object
 from ..client.events import EVENT_NORMAL, EVENT_WARNING, EventRecorder
 from ..runtime.base import (
@@ -60,28 +79,27 @@ from ..runtime.base import (
     ContainerStatus,
     Sandbox,
 )
+from .admission import Admitter, Rejection
+from .backoff import RestartBackoff
 from .containers import container_config, pod_dir, sandbox_config
-from .status import TERMINAL_PHASES, group_instances, pod_status, restart_count
+from .probes import ProbeManager, ProbeSpec, Result, run_handler
+from .pull import ImagePuller, go_duration
+from .status import (
+    TERMINAL_PHASES,
+    container_name,
+    group_instances,
+    pod_status,
+    restart_count,
+    rfc3339,
+)
+from .terminator import Terminator, parallel
 
-__all__ = ["ORPHAN_GRACE_SECONDS", "PodSyncer", "go_duration"]
+__all__ = ["PodSyncer", "go_duration"]
 
 log = logging.getLogger(__name__)
 
-#: Grace given to containers of a pod that vanished from the API (the
-#: kubelet's ``minimumGracePeriodInSeconds``).
-ORPHAN_GRACE_SECONDS = 2
-
-
-def go_duration(seconds: float) -> str:
-    """A duration as Go's ``time.Duration.String`` prints it (``1.5s``, ``12ms``)."""
-    if seconds >= 60:
-        m, s = divmod(seconds, 60)
-        return f"{int(m)}m{s:g}s"
-    if seconds >= 1:
-        return f"{round(seconds, 9):g}s"
-    if seconds >= 1e-3:
-        return f"{round(seconds * 1e3, 6):g}ms"
-    return f"{round(seconds * 1e6, 3):g}µs"
+#: ``terminationGracePeriodSeconds`` when a pod does not say.
+DEFAULT_GRACE_SECONDS = 30.0
 
 
 def _parse_time(text: str) -> float:
@@ -97,12 +115,30 @@ def _field_path(name: str, init: bool) -> str:
     return f"spec.{'initContainers' if init else 'containers'}{{{name}}}"
 
 
+def _format_pod(meta: Mapping[str, Any]) -> str:
+    """Kubernetes' ``format.Pod``: ``name_namespace(uid)``."""
+    return f"{meta.get('name')}_{meta.get('namespace')}({meta.get('uid')})"
+
+
+def _container_spec(pod: Mapping[str, Any], name: str) -> tuple[Mapping[str, Any], bool] | None:
+    spec = pod.get("spec") or {}
+    for c in spec.get("containers") or []:
+        if c.get("name") == name:
+            return c, False
+    for c in spec.get("initContainers") or []:
+        if c.get("name") == name:
+            return c, True
+    return None
+
+
 class PodSyncer:
     """Reconciles pods of one node against its runtime (see the module contract)."""
 
     def __init__(self, client: Client, runtime: ContainerRuntime, recorder: EventRecorder, *,
                  node: str, host_ip: str, state_dir: Path, clock: Callable[[], float],
-                 restart_delay: float = 10.0,
+                 admitter: Admitter, backoff: RestartBackoff, probes: ProbeManager,
+                 terminator: Terminator, allocatable: tuple[int, int] = (0, 0),
+                 cgroup_parent: Callable[[], str] = lambda: "",
                  on_written: Callable[[Object], None] | None = None) -> None:
         self.client = client
         self.runtime = runtime
@@ -111,12 +147,23 @@ class PodSyncer:
         self.host_ip = host_ip
         self.state_dir = state_dir
         self.clock = clock
-        self.restart_delay = restart_delay
+        self.admitter = admitter
+        self.backoff = backoff
+        self.probes = probes
+        self.terminator = terminator
+        self.allocatable = allocatable
+        self.cgroup_parent = cgroup_parent
         self._on_written = on_written
+        self.images = ImagePuller(runtime, recorder, clock=clock)
         self._lock = threading.Lock()
         #: (pod uid, container name) -> (waiting reason, message): what the
         #: runtime cannot tell (pull errors, back-off), like the kubelet's reasonCache.
         self._reasons: dict[tuple[str, str], tuple[str, str]] = {}
+        #: pod uid -> deadline (kubelet clock) of its graceful termination in progress.
+        self._terminating: dict[str, float] = {}
+        #: namespace/name -> uid last synced under that key.
+        self._uids: dict[str, str] = {}
+        self._rejections_reported: set[str] = set()
 
     # ------------------------------------------------------------------ entry point
 
@@ -124,11 +171,16 @@ class PodSyncer:
         """Reconcile ``key``; returns seconds until it wants another sync, if soon."""
         namespace, _, name = key.partition("/")
         if pod is None:
-            self._remove_sandboxes(namespace, name, keep_uid=None)
+            with self._lock:
+                uid = self._uids.pop(key, None)
+            if not self._remove_orphans(namespace, name, keep_uid=None) and uid:
+                self._forget_pod(uid)
             return None
-        if (pod.get("metadata") or {}).get("deletionTimestamp"):
-            self._terminate(pod)
-            return None
+        meta = pod.get("metadata") or {}
+        with self._lock:
+            self._uids[key] = str(meta.get("uid", ""))
+        if meta.get("deletionTimestamp"):
+            return self._begin_termination(key, pod)
         return self._sync_pod(pod)
 
     # ------------------------------------------------------------------ helpers
@@ -140,6 +192,10 @@ class PodSyncer:
     def _reason(self, uid: str, name: str) -> tuple[str, str] | None:
         with self._lock:
             return self._reasons.get((uid, name))
+
+    def waiting_reason(self, uid: str, name: str) -> tuple[str, str] | None:
+        """The reason the kubelet keeps ``name`` waiting (CrashLoopBackOff...), if any."""
+        return self._reason(uid, name)
 
     def _set_reason(self, uid: str, name: str, reason: str, message: str) -> None:
         with self._lock:
@@ -153,6 +209,11 @@ class PodSyncer:
         with self._lock:
             for k in [k for k in self._reasons if k[0] == uid]:
                 del self._reasons[k]
+            self._rejections_reported.discard(uid)
+        self.backoff.forget(uid)
+        self.images.forget(uid)
+        self.probes.remove_pod(uid)
+        self.admitter.forget(uid)
         shutil.rmtree(pod_dir(self.state_dir, uid), ignore_errors=True)
 
     def _waiting(self, pod: Object) -> dict[str, tuple[str, str]]:
@@ -160,46 +221,70 @@ class PodSyncer:
         with self._lock:
             return {name: v for (u, name), v in self._reasons.items() if u == uid}
 
-    def _stop_all(self, sandboxes: list[Sandbox], grace: float, pod: Object | None) -> None:
-        """Stop running containers within ``grace`` seconds overall, then the sandboxes."""
-        deadline = self.clock() + grace
-        for sb in sandboxes:
-            for c in self.runtime.list_containers(sb.id):
-                if c.state != CONTAINER_RUNNING:
-                    continue
-                if pod is not None:
-                    init = c.name in {x.get("name") for x in
-                                      pod["spec"].get("initContainers") or []}
-                    self.recorder.record(pod, EVENT_NORMAL, "Killing",
-                                         f"Stopping container {c.name}",
-                                         field_path=_field_path(c.name, init))
-                # One deadline for all, so sequential stops never exceed the grace period.
-                self.runtime.stop_container(c.id, max(0.0, deadline - self.clock()))
-            self.runtime.stop_sandbox(sb.id, 0)
+    def _kill_sandbox(self, sb: Sandbox) -> None:
+        """Kill every container of ``sb`` at once (no grace) and stop it."""
+        jobs: list[Callable[[], None]] = [
+            functools.partial(self.runtime.stop_container, c.id, 0)
+            for c in self.runtime.list_containers(sb.id) if c.state == CONTAINER_RUNNING]
+        if jobs:
+            parallel(jobs, name=f"kill-{sb.id[:12]}")
+        self.runtime.stop_sandbox(sb.id, 0)
 
-    def _remove_sandboxes(self, namespace: str, name: str, keep_uid: str | None) -> None:
+    def _remove_orphans(self, namespace: str, name: str, keep_uid: str | None) -> bool:
+        """Kill and remove (on a terminator thread) every sandbox of ``namespace/name``
+        but ``keep_uid``'s; True if there were any."""
+        found = False
         for sb in self._sandboxes({LABEL_NAMESPACE: namespace, LABEL_NAME: name}):
             uid = sb.labels.get(LABEL_POD_UID, "")
             if keep_uid is not None and uid == keep_uid:
                 continue
-            self._stop_all([sb], ORPHAN_GRACE_SECONDS, None)
-            self.runtime.remove_sandbox(sb.id)
-            self._forget_pod(uid)
+            found = True
+
+            def remove(sb: Sandbox = sb, uid: str = uid) -> None:
+                self._kill_sandbox(sb)
+                self.runtime.remove_sandbox(sb.id)
+                if not self._sandboxes({LABEL_POD_UID: uid}):
+                    self._forget_pod(uid)
+
+            self.terminator.submit(f"orphan/{sb.id}", remove)
+        return found
 
     # ------------------------------------------------------------------ status
+
+    def _probe_views(self, pod: Object,
+                     containers: list[ContainerStatus]) -> tuple[dict[str, bool],
+                                                                 dict[str, bool]]:
+        uid = str(pod["metadata"].get("uid", ""))
+        ready: dict[str, bool] = {}
+        started: dict[str, bool] = {}
+        for name, instances in group_instances(containers).items():
+            latest = instances[-1]
+            if latest.state == CONTAINER_RUNNING:
+                ready[name] = self.probes.ready(uid, name, latest.id)
+                started[name] = self.probes.started(uid, name, latest.id)
+        return ready, started
 
     def write_status(self, pod: Object, sandbox: Sandbox | None,
                      containers: list[ContainerStatus], *,
                      terminating: bool = False) -> Object | None:
         """Write the computed status if it changed; returns the pod as stored."""
+        waiting = self._waiting(pod)
+        ready, started = self._probe_views(pod, containers)
+
+        def compute(current: Object) -> dict[str, Any]:
+            return pod_status(current, sandbox=sandbox, containers=containers,
+                              waiting=waiting, runtime=self.runtime.name,
+                              host_ip=self.host_ip, now=self.clock(),
+                              terminating=terminating, ready=ready, started=started)
+
+        return self._update_status(pod, compute)
+
+    def _update_status(self, pod: Object,
+                       compute: Callable[[Object], dict[str, Any]]) -> Object | None:
         meta = pod["metadata"]
         current = pod
-        waiting = self._waiting(pod)
         for _ in range(5):
-            status = pod_status(current, sandbox=sandbox, containers=containers,
-                                waiting=waiting, runtime=self.runtime.name,
-                                host_ip=self.host_ip, now=self.clock(),
-                                terminating=terminating)
+            status = compute(current)
             if status == current.get("status"):
                 return current
             try:
@@ -222,38 +307,153 @@ class PodSyncer:
                     meta.get("namespace"), meta.get("name"))
         return None
 
+    def _reject(self, pod: Object, rejection: Rejection) -> None:
+        """Phase Failed with the admission failure, as ``kl.rejectPod`` writes it."""
+        uid = str(pod["metadata"].get("uid", ""))
+        with self._lock:
+            first = uid not in self._rejections_reported
+            self._rejections_reported.add(uid)
+        if first:
+            self.recorder.record(pod, EVENT_WARNING, rejection.reason, rejection.message)
+
+        def compute(current: Object) -> dict[str, Any]:
+            old = current.get("status") or {}
+            status = {k: v for k, v in old.items() if k in ("conditions", "startTime",
+                                                             "nominatedNodeName")}
+            status.update({"phase": "Failed", "reason": rejection.reason,
+                           "message": f"Pod was rejected: {rejection.message}",
+                           "qosClass": old.get("qosClass") or qos_class(current)})
+            status.setdefault("startTime", rfc3339(self.clock()))
+            return status
+
+        self._update_status(pod, compute)
+
     # ------------------------------------------------------------------ deletion
+
+    def _deadline(self, pod: Object) -> float:
+        """When the grace period of a deleted pod ends (kubelet clock)."""
+        meta = pod["metadata"]
+        now = self.clock()
+        grace = float(meta.get("deletionGracePeriodSeconds") or 0)
+        try:
+            # The timestamp has whole seconds (rounded down): allow that second.
+            left = _parse_time(str(meta["deletionTimestamp"])) + 1.0 - now
+        except (KeyError, ValueError):
+            left = grace
+        return now + min(grace, max(0.0, left))
+
+    def _begin_termination(self, key: str, pod: Object) -> float | None:
+        uid = str(pod["metadata"].get("uid", ""))
+        deadline = self._deadline(pod)
+        with self._lock:
+            current = self._terminating.get(uid)
+            if current is None:
+                self._terminating[uid] = deadline
+            elif deadline < current - 0.5:
+                self._terminating[uid] = deadline  # a second delete shortened the grace
+        self.probes.terminating(uid)
+        if current is None:
+            if not self.terminator.submit(f"pod/{uid}", lambda: self._terminate(pod)):
+                with self._lock:
+                    self._terminating.pop(uid, None)
+                return 0.5  # the previous job is just ending, or we are stopping
+        elif deadline < current - 0.5:
+            self.terminator.submit(f"shorten/{uid}/{deadline:.3f}",
+                                   lambda: self._stop_running(pod, uid, prestop=False))
+        return None
+
+    def _time_left(self, uid: str) -> float:
+        with self._lock:
+            deadline = self._terminating.get(uid)
+        return 0.0 if deadline is None else max(0.0, deadline - self.clock())
+
+    def _stop_running(self, pod: Object, uid: str, *, prestop: bool) -> None:
+        """Stop every running container of the pod at once, within what is left."""
+        sandboxes = self._sandboxes({LABEL_POD_UID: uid})
+        ip = next((sb.ip for sb in reversed(sandboxes) if sb.ip), "")
+        jobs: list[Callable[[], None]] = []
+        for sb in sandboxes:
+            for c in self.runtime.list_containers(sb.id):
+                if c.state != CONTAINER_RUNNING:
+                    continue
+                name = container_name(c)
+                found = _container_spec(pod, name)
+                spec, init = found if found is not None else ({}, False)
+                if prestop:
+                    self.recorder.record(pod, EVENT_NORMAL, "Killing",
+                                         f"Stopping container {name}",
+                                         field_path=_field_path(name, init))
+
+                def stop(cid: str = c.id, spec: Mapping[str, Any] = spec,
+                         name: str = name, init: bool = init) -> None:
+                    if prestop:
+                        self._pre_stop(pod, spec, name, init, cid, ip, self._time_left(uid))
+                    self.runtime.stop_container(cid, self._time_left(uid))
+
+                jobs.append(stop)
+        if jobs:
+            parallel(jobs, name=f"stop-{uid[:8]}")
+
+    def _pre_stop(self, pod: Object, spec: Mapping[str, Any], name: str, init: bool,
+                  cid: str, pod_ip: str, budget: float) -> None:
+        hook = (spec.get("lifecycle") or {}).get("preStop")
+        if not isinstance(hook, Mapping) or budget <= 0:
+            return
+        handler = ProbeSpec.parse(hook)
+        if handler.handler == "sleep":
+            threading.Event().wait(min(handler.seconds, budget))
+            return
+        try:
+            result, output = run_handler(handler, runtime=self.runtime, container_id=cid,
+                                         container=spec, pod_ip=pod_ip, timeout=budget)
+            if result != Result.SUCCESS:
+                raise ContainerRuntimeError(output or "hook failed")
+        except (ContainerRuntimeError, ValueError, OSError) as exc:
+            self.recorder.record(pod, EVENT_WARNING, "FailedPreStopHook",
+                                 f"PreStopHook failed: {exc}",
+                                 field_path=_field_path(name, init))
 
     def _terminate(self, pod: Object) -> None:
         meta = pod["metadata"]
         uid = str(meta.get("uid", ""))
-        sandboxes = self._sandboxes({LABEL_POD_UID: uid})
-        grace = float(meta.get("deletionGracePeriodSeconds") or 0)
         try:
-            remaining = _parse_time(str(meta["deletionTimestamp"])) - self.clock()
-        except ValueError:
-            remaining = grace
-        self._stop_all(sandboxes, min(grace, max(0.0, remaining)), pod)
-        if sandboxes:  # a retry after the sandboxes went has nothing new to report
-            containers = [c for sb in sandboxes for c in self.runtime.list_containers(sb.id)]
-            after = self._sandboxes({LABEL_POD_UID: uid})
-            self.write_status(pod, after[-1] if after else None, containers, terminating=True)
-        for sb in sandboxes:
-            self.runtime.remove_sandbox(sb.id)
-        self._forget_pod(uid)
-        # NotFound: already gone; Conflict: the name now belongs to a new pod.
-        with contextlib.suppress(NotFound, Conflict):
-            self.client.delete("pods", meta["namespace"], meta["name"], grace_period_seconds=0,
-                               preconditions={"uid": uid})
+            sandboxes = self._sandboxes({LABEL_POD_UID: uid})
+            self._stop_running(pod, uid, prestop=True)
+            for sb in sandboxes:
+                self.runtime.stop_sandbox(sb.id, 0)
+            if sandboxes:  # a retry after the sandboxes went has nothing new to report
+                containers = [c for sb in sandboxes for c in self.runtime.list_containers(sb.id)]
+                after = self._sandboxes({LABEL_POD_UID: uid})
+                self.write_status(pod, after[-1] if after else None, containers,
+                                  terminating=True)
+            for sb in sandboxes:
+                self.runtime.remove_sandbox(sb.id)
+            self._forget_pod(uid)
+            # NotFound: already gone; Conflict: the name now belongs to a new pod.
+            with contextlib.suppress(NotFound, Conflict):
+                self.client.delete("pods", meta["namespace"], meta["name"],
+                                   grace_period_seconds=0, preconditions={"uid": uid})
+        finally:
+            with self._lock:
+                self._terminating.pop(uid, None)
+
+    def terminating(self) -> list[str]:
+        """Uids whose graceful termination is in progress."""
+        with self._lock:
+            return sorted(self._terminating)
 
     # ------------------------------------------------------------------ running
 
     def _sync_pod(self, pod: Object) -> float | None:
         meta, spec = pod["metadata"], pod["spec"]
         uid = str(meta.get("uid", ""))
-        self._remove_sandboxes(meta["namespace"], meta["name"], keep_uid=uid)
+        self._remove_orphans(meta["namespace"], meta["name"], keep_uid=uid)
         sandboxes = self._sandboxes({LABEL_POD_UID: uid})
         if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+            self.admitter.release(uid)
+            self.probes.remove_pod(uid)
+            if not sandboxes:
+                return None  # nothing ran here (or already cleaned): nothing to report
             for sb in sandboxes:
                 if sb.state == SANDBOX_READY:
                     self.runtime.stop_sandbox(sb.id, 0)
@@ -261,12 +461,17 @@ class PodSyncer:
             containers = [c for sb in sandboxes for c in self.runtime.list_containers(sb.id)]
             self.write_status(pod, sandboxes[-1] if sandboxes else None, containers)
             return None
+        rejection = self.admitter.admit(pod, adopted=bool(sandboxes))
+        if rejection is not None:
+            self._reject(pod, rejection)
+            return None
         sandbox = self._ensure_sandbox(pod, sandboxes)
         if sandbox is None:
             self.write_status(pod, None, [])
             return None
         instances = group_instances(self.runtime.list_containers(sandbox.id))
         policy = spec.get("restartPolicy", "Always")
+        self._kill_unhealthy(pod, instances, policy, sandbox.ip)
         requeue: list[float] = []
         initialized = True
         for c in spec.get("initContainers") or []:
@@ -287,14 +492,47 @@ class PodSyncer:
                 elif latest.state == CONTAINER_EXITED and (
                         policy == "Always" or (policy == "OnFailure" and latest.exit_code != 0)):
                     requeue.extend(self._restart(pod, sandbox, c, latest, init=False))
-        self.write_status(pod, sandbox, self.runtime.list_containers(sandbox.id))
+        containers = self.runtime.list_containers(sandbox.id)
+        self.probes.update(pod, sandbox.ip, group_instances(containers))
+        self.write_status(pod, sandbox, containers)
         return min(requeue) if requeue else None
+
+    def _kill_unhealthy(self, pod: Object, instances: Mapping[str, list[ContainerStatus]],
+                        policy: str, pod_ip: str) -> None:
+        """Kill (off the worker) running containers whose liveness/startup probe failed."""
+        meta, spec = pod["metadata"], pod["spec"]
+        uid = str(meta.get("uid", ""))
+        for c in spec.get("containers") or []:
+            name = str(c.get("name", ""))
+            latest = _latest(instances, name)
+            if latest is None or latest.state != CONTAINER_RUNNING:
+                continue
+            failed = self.probes.failed(uid, name, latest.id)
+            if failed is None or self.terminator.busy(f"kill/{latest.id}"):
+                continue
+            message = f"Container {name} failed {failed} probe"
+            if policy != "Never":
+                message += ", will be restarted"
+            probe = c.get(f"{failed}Probe") or {}
+            grace = probe.get("terminationGracePeriodSeconds")
+            if grace is None:
+                grace = spec.get("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS)
+            deadline = self.clock() + max(0.0, float(grace))
+            self.recorder.record(pod, EVENT_NORMAL, "Killing", message,
+                                 field_path=_field_path(name, False))
+
+            def kill(cid: str = latest.id, c: Mapping[str, Any] = c, name: str = name,
+                     deadline: float = deadline) -> None:
+                self._pre_stop(pod, c, name, False, cid, pod_ip, deadline - self.clock())
+                self.runtime.stop_container(cid, max(0.0, deadline - self.clock()))
+
+            self.terminator.submit(f"kill/{latest.id}", kill)
 
     def _ensure_sandbox(self, pod: Object, sandboxes: list[Sandbox]) -> Sandbox | None:
         ready = [sb for sb in sandboxes if sb.state == SANDBOX_READY]
         if ready:
             for extra in ready[:-1]:  # only ever one per pod
-                self._stop_all([extra], 0, pod)
+                self._kill_sandbox(extra)
                 self.runtime.remove_sandbox(extra.id)
             return ready[-1]
         if sandboxes:
@@ -303,7 +541,8 @@ class PodSyncer:
             for sb in sandboxes:
                 self.runtime.remove_sandbox(sb.id)
         try:
-            return self.runtime.run_sandbox(sandbox_config(pod, self.node))
+            return self.runtime.run_sandbox(sandbox_config(pod, self.node,
+                                                           cgroup_parent=self.cgroup_parent()))
         except ContainerRuntimeError as exc:
             self.recorder.record(pod, EVENT_WARNING, "FailedCreatePodSandBox",
                                  f"Failed to create pod sandbox: {exc}")
@@ -313,18 +552,19 @@ class PodSyncer:
 
     def _restart(self, pod: Object, sandbox: Sandbox, c: Mapping[str, Any],
                  latest: ContainerStatus, *, init: bool) -> list[float]:
-        """Restart an exited container once the delay passed; else the wait left."""
+        """Restart an exited container once its back-off passed; else the wait left."""
         meta = pod["metadata"]
         name = str(c["name"])
-        wait = (latest.finished_at or self.clock()) + self.restart_delay - self.clock()
+        key = (str(meta["uid"]), name)
+        wait = self.backoff.remaining(key, latest.finished_at or self.clock(), latest.started_at)
         if wait > 0:
-            message = (f"back-off {go_duration(self.restart_delay)} restarting failed "
-                       f"container={name} pod={meta['name']}_{meta['namespace']}({meta['uid']})")
+            message = (f"back-off {go_duration(self.backoff.delay(key))} restarting failed "
+                       f"container={name} pod={_format_pod(meta)}")
             if self._reason(meta["uid"], name) != ("CrashLoopBackOff", message):
                 self._set_reason(meta["uid"], name, "CrashLoopBackOff", message)
                 self.recorder.record(pod, EVENT_WARNING, "BackOff",
                                      f"Back-off restarting failed container {name} in pod "
-                                     f"{meta['name']}_{meta['namespace']}({meta['uid']})",
+                                     f"{_format_pod(meta)}",
                                      field_path=_field_path(name, init))
             return [wait]
         if self._start(pod, sandbox, c, init=init, latest=latest):
@@ -342,13 +582,16 @@ class PodSyncer:
         if latest is not None and latest.state == CONTAINER_CREATED:
             cid = latest.id
         else:
-            if not self._ensure_image(pod, c, field_path):
+            failure = self.images.ensure(pod, c, field_path)
+            if failure is not None:
+                self._set_reason(uid, name, *failure)
                 return False
             attempt = restart_count(latest) + 1 if latest is not None else \
                 self._attempt_from_status(pod, name, init)
             config = container_config(pod, c, node=self.node, init=init,
                                       restart_count=attempt, host_ip=self.host_ip,
-                                      pod_ip=sandbox.ip, state_dir=self.state_dir)
+                                      pod_ip=sandbox.ip, state_dir=self.state_dir,
+                                      allocatable=self.allocatable)
             try:
                 cid = self.runtime.create_container(sandbox.id, config)
             except ContainerRuntimeError as exc:
@@ -380,41 +623,3 @@ class PodSyncer:
         self._set_reason(uid, name, reason, message)
         self.recorder.record(pod, EVENT_WARNING, "Failed", f"Error: {message}",
                              field_path=field_path)
-
-    def _ensure_image(self, pod: Object, c: Mapping[str, Any], field_path: str) -> bool:
-        uid = str(pod["metadata"]["uid"])
-        name, image = str(c["name"]), str(c.get("image", ""))
-        policy = c.get("imagePullPolicy") or image_pull_policy(image)
-        present = self.runtime.image_status(image)
-        if present is not None and policy != "Always":
-            self.recorder.record(pod, EVENT_NORMAL, "Pulled",
-                                 f'Container image "{image}" already present on machine',
-                                 field_path=field_path)
-            return True
-        if policy == "Never":
-            message = f'Container image "{image}" is not present with pull policy of Never'
-            self._set_reason(uid, name, "ErrImageNeverPull", message)
-            self.recorder.record(pod, EVENT_WARNING, "ErrImageNeverPull", message,
-                                 field_path=field_path)
-            self.recorder.record(pod, EVENT_WARNING, "Failed", "Error: ErrImageNeverPull",
-                                 field_path=field_path)
-            return False
-        self.recorder.record(pod, EVENT_NORMAL, "Pulling", f'Pulling image "{image}"',
-                             field_path=field_path)
-        started = time.monotonic()
-        try:
-            self.runtime.pull_image(image)
-        except ContainerRuntimeError as exc:
-            self._set_reason(uid, name, "ErrImagePull", str(exc))
-            self.recorder.record(pod, EVENT_WARNING, "Failed",
-                                 f'Failed to pull image "{image}": {exc}', field_path=field_path)
-            self.recorder.record(pod, EVENT_WARNING, "Failed", "Error: ErrImagePull",
-                                 field_path=field_path)
-            return False
-        took = go_duration(time.monotonic() - started)
-        pulled = self.runtime.image_status(image)
-        size = f" Image size: {pulled.size_bytes} bytes." if pulled is not None else ""
-        self.recorder.record(pod, EVENT_NORMAL, "Pulled",
-                             f'Successfully pulled image "{image}" in {took} '
-                             f"({took} including waiting).{size}", field_path=field_path)
-        return True

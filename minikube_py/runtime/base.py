@@ -33,7 +33,7 @@ Contract every implementation keeps:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -52,6 +52,7 @@ __all__ = [
     "LABEL_CONTAINER_NAME",
     "LABEL_NAME",
     "LABEL_NAMESPACE",
+    "LABEL_CLUSTER",
     "LABEL_NODE",
     "LABEL_POD_UID",
     "LABEL_RESTART_COUNT",
@@ -83,6 +84,9 @@ LABEL_POD_UID = "minikube-py.io/pod-uid"
 LABEL_NAMESPACE = "minikube-py.io/namespace"
 LABEL_NAME = "minikube-py.io/name"
 LABEL_NODE = "minikube-py.io/node"
+#: Which control plane (state directory) made it: two minikube-py daemons on one
+#: host share Podman's storage and must never adopt or remove each other's pods.
+LABEL_CLUSTER = "minikube-py.io/cluster"
 LABEL_CONTAINER_NAME = "minikube-py.io/container-name"
 #: The container's attempt number, which is the pod's ``restartCount`` for it.
 LABEL_RESTART_COUNT = "minikube-py.io/restart-count"
@@ -162,6 +166,9 @@ class SandboxConfig:
     labels: Mapping[str, str] = field(default_factory=dict)
     hostname: str = ""
     port_mappings: tuple[PortMapping, ...] = ()
+    #: The node's cgroup (e.g. ``minikube-py/node-1``) the pod's cgroups go under,
+    #: so the kernel enforces the virtual node's size; empty: the runtime's default.
+    cgroup_parent: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +253,25 @@ class ContainerStatus:
     started_at: float | None = None
     finished_at: float | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ExecResult:
+    """The outcome of :meth:`ContainerRuntime.exec_sync` (exec probes)."""
+
+    exit_code: int
+    output: bytes
+    timed_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerStats:
+    """Real usage of one running container (for node status and the dashboard)."""
+
+    container_id: str
+    cpu_nanos: int          # cumulative CPU time used
+    memory_bytes: int       # current working set
+    at: float               # when it was read
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +382,16 @@ class ContainerRuntime(Protocol):
         ...
 
     # events
+    def exec_sync(self, container_id: str, command: Sequence[str], *,
+                  timeout: float) -> ExecResult:
+        """Run ``command`` in the running container and wait at most ``timeout``
+        seconds (then ``timed_out`` is True and the command is killed)."""
+        ...
+
+    def stats(self) -> list[ContainerStats]:
+        """Usage of every running container this runtime manages."""
+        ...
+
     def events(self) -> RuntimeEventStream:
         """Subscribe to lifecycle events from now on."""
         ...

@@ -15,7 +15,28 @@ Behaviour tests can rely on:
   ``FAKE_EXIT_CODE=<n>``: then it exits with ``n`` right after starting
   (reason ``Completed`` for 0, ``Error`` otherwise). Stopping a running
   container is a SIGTERM the fake honours at once: exit code 143, reason
-  ``Error`` (what a shell-less process killed by SIGTERM reports).
+  ``Error`` (what a shell-less process killed by SIGTERM reports). A
+  container whose environment sets ``FAKE_IGNORE_SIGTERM=1`` ignores it:
+  :meth:`~FakeRuntime.stop_container` then waits (real time) for its
+  ``timeout_seconds`` and kills it (exit 137), unless another stop with a
+  shorter timeout kills it first -- for grace-period tests.
+* **Exec** (:meth:`~FakeRuntime.exec_sync`, exec probes and hooks): runs
+  nothing; exits with ``FAKE_EXEC_EXIT_CODE`` (default 0) from the
+  container's environment after ``FAKE_EXEC_DELAY`` seconds (default 0, real
+  time); a delay beyond the timeout gives ``timed_out``. The output is
+  ``fake exec: <command joined by spaces>``. Tests may override the exit code
+  of a container name at any time through :attr:`FakeRuntime.exec_exit_codes`;
+  :attr:`FakeRuntime.exec_history` records the latest execs.
+* **Stats** are synthetic but plausible: each running container uses
+  ``FAKE_CPU_MILLIS`` millicores (default: 5% of its CPU request or limit,
+  at least 1m) and ``FAKE_MEMORY_BYTES`` bytes (default: a stable 4-36 MiB,
+  capped at 90% of its memory limit); CPU time accumulates from the start.
+* **Sandbox configs** are kept as given (``cgroup_parent`` included) and can
+  be read back with :meth:`~FakeRuntime.sandbox_config`;
+  :meth:`~FakeRuntime.container_config` does the same for containers.
+* **Restarts**: :meth:`~FakeRuntime.simulate_restart` ends every event
+  stream (as a restarted runtime drops its subscribers) and, with
+  ``kill=True``, exits every running container and un-readies every sandbox.
 * **Sandboxes** get IPs unique within this instance, counting up from
   ``<network>.0.2`` (default network ``10.88.0.0/16``: 10.88.0.2,
   10.88.0.3, ... 10.88.1.1, ...).
@@ -35,7 +56,7 @@ import ipaddress
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -54,7 +75,9 @@ from .base import (
     SANDBOX_READY,
     ContainerConfig,
     ContainerNotFound,
+    ContainerStats,
     ContainerStatus,
+    ExecResult,
     Image,
     ImageNotFound,
     InvalidState,
@@ -64,11 +87,22 @@ from .base import (
     SandboxNotFound,
 )
 
-__all__ = ["FAKE_EXIT_CODE", "FakeRuntime", "rfc3339_nano"]
+__all__ = ["FAKE_CPU_MILLIS", "FAKE_EXEC_DELAY", "FAKE_EXEC_EXIT_CODE", "FAKE_EXIT_CODE",
+           "FAKE_IGNORE_SIGTERM", "FAKE_MEMORY_BYTES", "FakeRuntime", "rfc3339_nano"]
 
 #: Environment variable that makes an app container exit right after start.
 FAKE_EXIT_CODE = "FAKE_EXIT_CODE"
+#: Environment variables shaping :meth:`FakeRuntime.exec_sync`.
+FAKE_EXEC_EXIT_CODE = "FAKE_EXEC_EXIT_CODE"
+FAKE_EXEC_DELAY = "FAKE_EXEC_DELAY"
+#: ``1``: the container ignores SIGTERM (stop waits for its timeout, then kills).
+FAKE_IGNORE_SIGTERM = "FAKE_IGNORE_SIGTERM"
+#: Environment variables fixing :meth:`FakeRuntime.stats` for a container.
+FAKE_CPU_MILLIS = "FAKE_CPU_MILLIS"
+FAKE_MEMORY_BYTES = "FAKE_MEMORY_BYTES"
 _SIGTERM_EXIT = 143
+_SIGKILL_EXIT = 137
+_MIB = 1024 * 1024
 #: How often a following log reader re-checks ``alive()`` while idle.
 _ALIVE_CHECK_SECONDS = 0.5
 
@@ -82,6 +116,24 @@ def rfc3339_nano(ts: float) -> str:
 
 def _rfc3339(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _env(cfg: ContainerConfig, name: str) -> str | None:
+    """The value of ``name`` in the container's environment (the last definition wins)."""
+    for key, value in reversed(cfg.env):
+        if key == name:
+            return value
+    return None
+
+
+def _env_number(cfg: ContainerConfig, name: str, default: float) -> float:
+    raw = _env(cfg, name)
+    if raw is None:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        return default
 
 
 def _image_id(image: str) -> str:
@@ -153,6 +205,12 @@ class FakeRuntime:
         self._network = ipaddress.IPv4Network(network)
         self._next_host = 2  # .0 is the network, .1 the gateway (as podman's bridge)
         self._subscribers: list[_EventStream] = []
+        #: Container name -> exit code of :meth:`exec_sync`, overriding the
+        #: container's ``FAKE_EXEC_EXIT_CODE`` (tests flip probes with it).
+        self.exec_exit_codes: dict[str, int] = {}
+        #: The latest execs, oldest first: (container id, container name, command).
+        self.exec_history: collections.deque[tuple[str, str, tuple[str, ...]]] = \
+            collections.deque(maxlen=1000)
         for image in preloaded_images:
             self._images[image] = self._make_image(image)
 
@@ -220,9 +278,9 @@ class FakeRuntime:
             entry = self._sandboxes.get(sandbox_id)
             if entry is None:
                 return
-            for c in self._containers.values():
-                if c.status.sandbox_id == sandbox_id and c.status.state == CONTAINER_RUNNING:
-                    self._exit(c, _SIGTERM_EXIT, "received SIGTERM")
+            running = [c for c in self._containers.values()
+                       if c.status.sandbox_id == sandbox_id and c.status.state == CONTAINER_RUNNING]
+            self._terminate_locked(running, timeout)
             if entry.sandbox.state != SANDBOX_NOTREADY:
                 entry.sandbox = replace(entry.sandbox, state=SANDBOX_NOTREADY)
                 self._emit(EVENT_SANDBOX_STOPPED, sandbox_id, "", entry.sandbox.labels)
@@ -315,13 +373,36 @@ class FakeRuntime:
                     return 1
         return 0 if cfg.init else None
 
+    def _terminate_locked(self, containers: list[_Container], timeout: float) -> None:
+        """SIGTERM the running ``containers``; those ignoring it are killed after
+        ``timeout`` seconds (real time: the lock is released while waiting)."""
+        stubborn: list[_Container] = []
+        for c in containers:
+            if c.status.state != CONTAINER_RUNNING:
+                continue
+            if _env(c.config, FAKE_IGNORE_SIGTERM) == "1":
+                self._log(c, "received SIGTERM; ignoring it")
+                stubborn.append(c)
+            else:
+                self._exit(c, _SIGTERM_EXIT, "received SIGTERM")
+        deadline = time.monotonic() + max(0.0, timeout)
+        while any(c.status.state == CONTAINER_RUNNING and c.status.id in self._containers
+                  for c in stubborn):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            self._cond.wait(remaining)
+        for c in stubborn:
+            if c.status.state == CONTAINER_RUNNING and c.status.id in self._containers:
+                self._exit(c, _SIGKILL_EXIT, "killed by SIGKILL")
+
     def stop_container(self, container_id: str, timeout_seconds: float = 0) -> None:
         with self._cond:
             c = self._containers.get(container_id)
             if c is None or c.status.state == CONTAINER_EXITED:
                 return
             if c.status.state == CONTAINER_RUNNING:
-                self._exit(c, _SIGTERM_EXIT, "received SIGTERM")
+                self._terminate_locked([c], timeout_seconds)
             else:  # created, never started: nothing ran
                 c.status = replace(c.status, state=CONTAINER_EXITED, exit_code=0,
                                    reason="Completed", finished_at=self._clock())
@@ -403,6 +484,82 @@ class FakeRuntime:
                 yield emit(ts, line)
             if done:
                 return
+
+    # ------------------------------------------------------------------ exec + stats
+
+    def exec_sync(self, container_id: str, command: Sequence[str], *,
+                  timeout: float) -> ExecResult:
+        with self._cond:
+            c = self._container(container_id)
+            if c.status.state != CONTAINER_RUNNING:
+                raise InvalidState(f'container "{container_id}" is {c.status.state}, '
+                                   "not running: cannot exec in it")
+            self.exec_history.append((container_id, c.config.name, tuple(command)))
+            delay = _env_number(c.config, FAKE_EXEC_DELAY, 0.0)
+            output = f"fake exec: {' '.join(command)}".encode()
+            if delay > 0:
+                # Wait in real time with the lock released, so the runtime stays usable.
+                deadline = time.monotonic() + min(delay, max(0.0, timeout))
+                while (remaining := deadline - time.monotonic()) > 0:
+                    self._cond.wait(remaining)
+                if delay > timeout:
+                    return ExecResult(exit_code=-1, output=b"", timed_out=True)
+            override = self.exec_exit_codes.get(c.config.name)
+            code = override if override is not None else \
+                int(_env_number(c.config, FAKE_EXEC_EXIT_CODE, 0))
+            return ExecResult(exit_code=code, output=output)
+
+    def stats(self) -> list[ContainerStats]:
+        now = self._clock()
+        out: list[ContainerStats] = []
+        with self._cond:
+            for c in self._containers.values():
+                if c.status.state != CONTAINER_RUNNING:
+                    continue
+                cfg = c.config
+                base = cfg.cpu_millis_request or cfg.cpu_millis_limit or 100
+                millis = _env_number(cfg, FAKE_CPU_MILLIS, max(1.0, base * 0.05))
+                ran = max(0.0, now - (c.status.started_at or now))
+                digest = hashlib.sha256(c.status.id.encode()).digest()
+                memory = int(_env_number(cfg, FAKE_MEMORY_BYTES,
+                                         (4 + digest[0] % 33) * _MIB))
+                if cfg.memory_limit_bytes and _env(cfg, FAKE_MEMORY_BYTES) is None:
+                    memory = min(memory, int(cfg.memory_limit_bytes * 0.9))
+                out.append(ContainerStats(container_id=c.status.id,
+                                          cpu_nanos=int(millis * 1e6 * ran),
+                                          memory_bytes=memory, at=now))
+        return out
+
+    # ------------------------------------------------------------------ test helpers
+
+    def sandbox_config(self, sandbox_id: str) -> SandboxConfig:
+        """The config a sandbox was created from (raises :class:`SandboxNotFound`)."""
+        with self._cond:
+            entry = self._sandboxes.get(sandbox_id)
+            if entry is None:
+                raise SandboxNotFound(sandbox_id)
+            return entry.config
+
+    def container_config(self, container_id: str) -> ContainerConfig:
+        """The config a container was created from (raises :class:`ContainerNotFound`)."""
+        with self._cond:
+            return self._container(container_id).config
+
+    def simulate_restart(self, *, kill: bool = False) -> None:
+        """Behave as a restarted runtime: every event stream ends; with ``kill``
+        every running container exits (SIGKILL) and every sandbox is notready."""
+        with self._cond:
+            streams = list(self._subscribers)
+            if kill:
+                for c in self._containers.values():
+                    if c.status.state == CONTAINER_RUNNING:
+                        self._exit(c, _SIGKILL_EXIT, "killed: runtime restarted")
+                for entry in self._sandboxes.values():
+                    if entry.sandbox.state != SANDBOX_NOTREADY:
+                        entry.sandbox = replace(entry.sandbox, state=SANDBOX_NOTREADY)
+            self._cond.notify_all()
+        for stream in streams:
+            stream.stop()
 
     # ------------------------------------------------------------------ events
 

@@ -59,7 +59,8 @@ from ..api.validation_scheduling import (
     SYSTEM_PRIORITY_CLASSES,
     system_priority_class,
 )
-from . import patching, subresources
+from . import patching, podsecurity, subresources
+from .podsecurity import SecurityPolicy
 from .store import DeleteResult, Object, Store, format_time
 
 #: Namespaces every cluster has, created at start-up if missing.
@@ -86,10 +87,12 @@ class Registry:
     """Admission in front of a :class:`Store` (see the module contract)."""
 
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
-                 new_uid: Callable[[], str] = lambda: str(uuid.uuid4())) -> None:
+                 new_uid: Callable[[], str] = lambda: str(uuid.uuid4()),
+                 security: SecurityPolicy | None = None) -> None:
         self.store = store
         self.clock = clock
         self._new_uid = new_uid
+        self.security = security or SecurityPolicy()
 
     # ------------------------------------------------------------------ helpers
 
@@ -166,6 +169,8 @@ class Registry:
             self._admit_pod_priority(obj2, admission_name)
         self._prepare_for_create(info, obj2)
         check_create(obj2)
+        if info.kind == "Pod":
+            podsecurity.admit(obj2, self.security)
         if info.kind == "PriorityClass":
             self._admit_priority_class(obj2, update=False)
         stored = canonicalize(obj2)

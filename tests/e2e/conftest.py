@@ -61,10 +61,13 @@ class Daemon:
         return json.loads(self.kubectl("get", *args, "-o", "json").stdout)
 
 
-def start_daemon(state: Path, *extra: str, timeout: float = 30) -> Daemon:
+def start_daemon(state: Path, *extra: str, timeout: float = 60) -> Daemon:
+    """A daemon on a free port; hollow nodes (fake runtime) unless ``extra`` says
+    ``--runtime podman``."""
+    runtime = [] if "--runtime" in extra else ["--runtime", "fake"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "minikube_py", "daemon", "--state-dir", str(state),
-         "--listen", "127.0.0.1:0", *extra],
+         "--listen", "127.0.0.1:0", *runtime, *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     daemon = Daemon(proc, state)
     assert proc.stderr is not None

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.e2e
 def start(state_dir: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "minikube_py", "daemon", "--state-dir", str(state_dir),
-         "--listen", "127.0.0.1:0", "--nodes", "1", *extra],
+         "--listen", "127.0.0.1:0", "--nodes", "1", "--runtime", "fake", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

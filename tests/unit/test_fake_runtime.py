@@ -249,3 +249,107 @@ def test_thread_safety_under_concurrent_use(rt):
         t.join(10)
     assert errors == []
     assert rt.list_sandboxes() == [] and rt.list_containers() == []
+
+
+# ------------------------------------------------------------------ exec, stats, configs
+
+
+def test_exec_sync_defaults_to_success_with_a_recognisable_output(rt):
+    cid = run(rt, sandbox(rt).id)
+    res = rt.exec_sync(cid, ["cat", "/tmp/ready"], timeout=1)
+    assert (res.exit_code, res.output, res.timed_out) == (0, b"fake exec: cat /tmp/ready", False)
+    assert list(rt.exec_history) == [(cid, "c", ("cat", "/tmp/ready"))]
+
+
+@pytest.mark.parametrize(("env", "code", "timed_out"), [
+    ((("FAKE_EXEC_EXIT_CODE", "3"),), 3, False),
+    ((("FAKE_EXEC_DELAY", "0.05"),), 0, False),
+    ((("FAKE_EXEC_DELAY", "5"),), -1, True),
+])
+def test_exec_sync_is_configured_per_container(rt, env, code, timed_out):
+    cid = run(rt, sandbox(rt).id, env=env)
+    started = time.monotonic()
+    res = rt.exec_sync(cid, ["check"], timeout=0.2)
+    assert (res.exit_code, res.timed_out) == (code, timed_out)
+    assert time.monotonic() - started < 2  # a delay never outlasts the timeout
+
+
+def test_exec_exit_code_override_by_container_name(rt):
+    cid = run(rt, sandbox(rt).id, name="web", env=(("FAKE_EXEC_EXIT_CODE", "1"),))
+    rt.exec_exit_codes["web"] = 0
+    assert rt.exec_sync(cid, ["x"], timeout=1).exit_code == 0
+
+
+def test_exec_sync_needs_a_running_container(rt):
+    cid = run(rt, sandbox(rt).id)
+    rt.stop_container(cid)
+    with pytest.raises(InvalidState):
+        rt.exec_sync(cid, ["x"], timeout=1)
+    with pytest.raises(ContainerNotFound):
+        rt.exec_sync("nope", ["x"], timeout=1)
+
+
+def test_stats_are_plausible_and_accumulate(rt, clock):
+    sb = sandbox(rt).id
+    a = run(rt, sb, name="a", cpu_millis_request=500, memory_limit_bytes=16 * 1024**2)
+    b = run(rt, sb, name="b", env=(("FAKE_CPU_MILLIS", "250"),
+                                   ("FAKE_MEMORY_BYTES", str(100 * 1024**2))))
+    stopped = run(rt, sb, name="gone")
+    rt.stop_container(stopped)
+    clock.now += 10
+    stats = {s.container_id: s for s in rt.stats()}
+    assert set(stats) == {a, b}  # running containers only
+    assert stats[a].cpu_nanos == 25 * 10**6 * 10   # 5% of its 500m request, for 10 s
+    assert 0 < stats[a].memory_bytes <= 16 * 1024**2 * 0.9
+    assert stats[b].cpu_nanos == 250 * 10**6 * 10
+    assert stats[b].memory_bytes == 100 * 1024**2
+    assert stats[a].at == clock.now
+    clock.now += 10
+    assert {s.container_id: s for s in rt.stats()}[a].cpu_nanos == 25 * 10**6 * 20
+
+
+def test_configs_are_kept_with_the_cgroup_parent(rt):
+    sb = rt.run_sandbox(SandboxConfig(uid="u", namespace="default", name="p", node="node-1",
+                                      cgroup_parent="minikube-py/node-1"))
+    assert rt.sandbox_config(sb.id).cgroup_parent == "minikube-py/node-1"
+    cid = run(rt, sb.id, env=(("A", "1"),))
+    assert rt.container_config(cid).env == (("A", "1"),)
+    with pytest.raises(SandboxNotFound):
+        rt.sandbox_config("nope")
+
+
+def test_container_ignoring_sigterm_is_killed_after_the_timeout(rt):
+    cid = run(rt, sandbox(rt).id, env=(("FAKE_IGNORE_SIGTERM", "1"),))
+    started = time.monotonic()
+    rt.stop_container(cid, 0.2)
+    assert time.monotonic() - started >= 0.2
+    c = state(rt, cid)
+    assert (c.state, c.exit_code, c.reason) == ("exited", 137, "Error")
+
+
+def test_a_shorter_stop_kills_a_container_waiting_out_its_grace(rt):
+    cid = run(rt, sandbox(rt).id, env=(("FAKE_IGNORE_SIGTERM", "1"),))
+    t = threading.Thread(target=rt.stop_container, args=(cid, 30))
+    t.start()
+    started = time.monotonic()
+    deadline = started + 5
+    while not any(b"ignoring it" in line for line in rt.container_logs(cid)):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    rt.stop_container(cid, 0)
+    t.join(5)
+    assert not t.is_alive()
+    assert time.monotonic() - started < 5
+    assert state(rt, cid).exit_code == 137
+
+
+def test_simulated_restart_ends_streams_and_can_kill_everything(rt):
+    sb = sandbox(rt)
+    cid = run(rt, sb.id)
+    stream = rt.events()
+    rt.simulate_restart()
+    assert stream.next(timeout=1) is None  # ended
+    assert state(rt, cid).state == "running"
+    rt.simulate_restart(kill=True)
+    assert state(rt, cid).state == "exited" and state(rt, cid).exit_code == 137
+    assert rt.list_sandboxes()[0].state == "notready"

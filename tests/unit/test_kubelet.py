@@ -80,7 +80,9 @@ def make_kubelet(client, runtime, clock, tmp_path):
 
     def make(name: str = "node-1", **kw: Any) -> Kubelet:
         kw.setdefault("heartbeat_interval", 0.2)
-        kw.setdefault("restart_delay", 10.0)
+        kw.setdefault("restart_backoff", (10.0, 300.0))
+        kw.setdefault("cgroup_root", None)
+        kw.setdefault("relist_interval", 0.2)
         kubelet = Kubelet(client, NodeSpec(name, 2000, 4 * GI, 110, {"tier": "test"}),
                           kw.pop("runtime", runtime), host=HOST,
                           state_dir=tmp_path / f"kubelet-{name}", clock=clock,
@@ -260,7 +262,7 @@ def test_exit_code_with_restart_never(client, kubelet, runtime, code, phase, rea
 
 
 def test_restart_policy_always_restarts_and_counts(client, make_kubelet):
-    kubelet = make_kubelet(restart_delay=0.2)
+    kubelet = make_kubelet(restart_backoff=(0.2, 1.0))
     create_pod(client, "crashy", containers=[
         {"name": "app", "image": "busybox:1.36",
          "env": [{"name": "FAKE_EXIT_CODE", "value": "1"}]}])

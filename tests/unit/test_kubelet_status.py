@@ -252,3 +252,31 @@ def test_pod_ip_kept_after_sandbox_is_gone():
     st = status_of(p, [], sandbox=None)
     assert st["podIP"] == "10.88.0.9"
     assert conditions(st)["PodReadyToStartContainers"] == ("False", "")
+
+
+# ------------------------------------------------------------------ probes
+
+
+@pytest.mark.parametrize(("ready", "started", "want_ready", "want_started", "condition"), [
+    (None, None, True, True, "True"),             # no probes: running means ready
+    ({"app": False}, None, False, True, "False"),  # readiness not passed yet
+    ({"app": True}, {"app": False}, False, False, "False"),  # startup gates readiness
+    ({"app": True}, {"app": True}, True, True, "True"),
+])
+def test_probe_outcomes_make_ready_and_started(ready, started, want_ready, want_started,
+                                               condition):
+    st = pod_status(pod(), sandbox=SANDBOX, containers=[ctr("app", "running")],
+                    runtime="fake", host_ip="192.168.1.10", now=NOW, ready=ready,
+                    started=started)
+    [cs] = st["containerStatuses"]
+    assert (cs["ready"], cs["started"]) == (want_ready, want_started)
+    assert conditions(st)["Ready"][0] == condition
+    assert conditions(st)["ContainersReady"][0] == condition
+
+
+def test_instances_are_grouped_by_the_container_name_label():
+    c = ctr("podman-name-of-app", "running")
+    labelled = ContainerStatus(**{**{f: getattr(c, f) for f in c.__slots__},
+                                  "labels": {**c.labels,
+                                             "minikube-py.io/container-name": "app"}})
+    assert list(group_instances([labelled])) == ["app"]

@@ -1,0 +1,125 @@
+"""Adoption after a kubelet (control-plane) restart and after a runtime restart
+(kubelet/kubelet.py, kubelet/pleg.py)."""
+
+from __future__ import annotations
+
+from minikube_py.kubelet.pleg import changed_keys, runtime_snapshot
+from minikube_py.runtime import ContainerConfig, FakeRuntime, SandboxConfig
+
+from .conftest import container_status, create_pod, get_pod, pod_in_phase, wait_for
+
+NODE_LABELS = "minikube-py.io/node"
+
+
+def sandbox_labels(uid: str, name: str, node: str = "node-1") -> dict[str, str]:
+    return {"minikube-py.io/pod-uid": uid, "minikube-py.io/namespace": "default",
+            "minikube-py.io/name": name, NODE_LABELS: node}
+
+
+def run_sandbox(runtime: FakeRuntime, uid: str, name: str, node: str = "node-1") -> str:
+    sb = runtime.run_sandbox(SandboxConfig(uid=uid, namespace="default", name=name, node=node,
+                                           labels=sandbox_labels(uid, name, node)))
+    runtime.pull_image("busybox")
+    cid = runtime.create_container(sb.id, ContainerConfig(
+        name="c", image="busybox",
+        labels={**sandbox_labels(uid, name, node), "minikube-py.io/container-name": "c",
+                "minikube-py.io/restart-count": "0"}))
+    runtime.start_container(cid)
+    return sb.id
+
+
+def test_restarted_kubelet_adopts_running_pods_without_starting_them_twice(
+        client, make_kubelet, runtime):
+    first = make_kubelet()
+    create_pod(client, "p", initContainers=[{"name": "init", "image": "busybox"}])
+    pod_in_phase(client, "p", "Running")
+    before = {c.id: c.state for c in runtime.list_containers()}
+    first.stop()
+    stream = runtime.events()
+    # One worker takes keys in order: once "marker" runs, "p" was synced before it.
+    second = make_kubelet(workers=1)
+    create_pod(client, "marker")
+    pod_in_phase(client, "marker", "Running")
+    wait_for("p adopted", lambda: second.admitter.admitted(get_pod(client, "p")["metadata"]
+                                                          ["uid"]))
+    created = []
+    while (ev := stream.next(timeout=0)) is not None:
+        if ev.type == "container-created":
+            created.append(ev.labels["minikube-py.io/name"])
+    stream.stop()
+    assert "p" not in created  # neither the init container nor the app container again
+    p_containers = {c.id: c.state for c in runtime.list_containers()
+                    if c.labels["minikube-py.io/name"] == "p"}
+    assert p_containers == before
+    assert container_status(client, "p", "web")["restartCount"] == 0
+
+
+def test_sandboxes_without_an_owning_pod_are_removed_at_start(client, make_kubelet, runtime):
+    run_sandbox(runtime, "no-such-uid", "ghost")
+    make_kubelet()
+    wait_for("orphan removed", lambda: runtime.list_sandboxes() == [])
+    assert runtime.list_containers() == []
+
+
+def test_sandbox_of_a_pod_bound_elsewhere_is_removed(client, make_kubelet, runtime):
+    elsewhere = create_pod(client, "moved", node="node-2")
+    uid = elsewhere["metadata"]["uid"]
+    run_sandbox(runtime, uid, "moved")  # labelled for node-1
+    kept = run_sandbox(runtime, "other-node-uid", "theirs", node="node-2")
+    make_kubelet()
+    wait_for("foreign sandbox removed", lambda: [sb.id for sb in runtime.list_sandboxes()]
+             == [kept])
+    # node-2's pod is untouched by node-1's kubelet
+    assert "containerStatuses" not in get_pod(client, "moved").get("status", {})
+
+
+def test_sandbox_of_a_previous_pod_with_the_same_name_is_replaced(client, make_kubelet,
+                                                                  runtime):
+    run_sandbox(runtime, "old-uid", "web")
+    new = create_pod(client, "web")
+    make_kubelet()
+    pod_in_phase(client, "web", "Running")
+    wait_for("old sandbox removed", lambda: [sb.labels["minikube-py.io/pod-uid"]
+                                             for sb in runtime.list_sandboxes()]
+             == [new["metadata"]["uid"]])
+
+
+def test_event_stream_is_resubscribed_after_a_runtime_restart(client, make_kubelet, runtime):
+    # No relist and no resync within the test: only runtime events can wake the kubelet.
+    kubelet = make_kubelet(relist_interval=300.0, resync_interval=300.0)
+    create_pod(client, "p")
+    pod_in_phase(client, "p", "Running")
+    old = kubelet._events
+    runtime.simulate_restart()
+    wait_for("resubscribed", lambda: kubelet._events is not None and kubelet._events is not old
+             and len(runtime._subscribers) == 1)
+    [c] = runtime.list_containers()
+    runtime.stop_container(c.id)  # an exit, seen only through the new stream
+    wait_for("restarted", lambda: container_status(client, "p", "web")
+             .get("restartCount") == 1)
+
+
+def test_pods_come_back_after_the_runtime_lost_them(client, make_kubelet, runtime):
+    make_kubelet(resync_interval=300.0)
+    create_pod(client, "p")
+    pod_in_phase(client, "p", "Running")
+    runtime.simulate_restart(kill=True)
+    wait_for("running again", lambda: "running" in container_status(client, "p", "web")
+             .get("state", {}) and container_status(client, "p", "web")["restartCount"] >= 1)
+    ready = [sb for sb in runtime.list_sandboxes() if sb.state == "ready"]
+    assert len(ready) == 1
+
+
+def test_relist_enqueues_only_changed_pods():
+    rt = FakeRuntime()
+    a = run_sandbox(rt, "ua", "a")
+    run_sandbox(rt, "ub", "b")
+    run_sandbox(rt, "uc", "c", node="node-2")
+    before = runtime_snapshot(rt, "node-1")
+    assert set(before) == {"default/a", "default/b"}
+    assert changed_keys(before, runtime_snapshot(rt, "node-1")) == set()
+    [ca] = rt.list_containers(a)
+    rt.stop_container(ca.id)
+    assert changed_keys(before, runtime_snapshot(rt, "node-1")) == {"default/a"}
+    rt.remove_sandbox(a)
+    assert changed_keys(before, runtime_snapshot(rt, "node-1")) == {"default/a"}

@@ -1,0 +1,70 @@
+"""Node status (kubelet/node_status.py): images and the usage annotations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minikube_py.kubelet.node_status import ANNOTATION_CPU_USAGE, ANNOTATION_MEMORY_USAGE
+
+from .conftest import MI, create_pod, pod_in_phase, wait_for
+
+
+def node(client) -> dict[str, Any]:
+    return client.get("nodes", None, "node-1")
+
+
+def busy(name: str, millis: int, memory: int) -> list[dict[str, Any]]:
+    return [{"name": name, "image": "busybox",
+             "env": [{"name": "FAKE_CPU_MILLIS", "value": str(millis)},
+                     {"name": "FAKE_MEMORY_BYTES", "value": str(memory)}]}]
+
+
+def usage(client) -> tuple[int, int] | None:
+    annotations = node(client)["metadata"].get("annotations") or {}
+    if ANNOTATION_CPU_USAGE not in annotations:
+        return None
+    return int(annotations[ANNOTATION_CPU_USAGE]), int(annotations[ANNOTATION_MEMORY_USAGE])
+
+
+def test_usage_annotations_sum_the_nodes_containers(client, make_kubelet, runtime):
+    make_kubelet()
+    other = make_kubelet("node-2")  # shares the runtime: its pods must not count here
+    create_pod(client, "a", containers=busy("c", 200, 30 * MI))
+    create_pod(client, "b", containers=busy("c", 50, 10 * MI))
+    create_pod(client, "elsewhere", node="node-2", containers=busy("c", 999, 999 * MI))
+    for name in ("a", "b", "elsewhere"):
+        pod_in_phase(client, name, "Running")
+    got = wait_for("usage of a + b", lambda: (u := usage(client)) and u[1] == 40 * MI and u)
+    assert abs(got[0] - 250) <= 2
+    # a container that stops no longer counts
+    client.delete("pods", "default", "a", grace_period_seconds=0)
+    wait_for("usage of b", lambda: (u := usage(client)) and u[1] == 10 * MI)
+    assert other.node.name == "node-2"
+
+
+def test_usage_is_zero_on_an_idle_node(client, kubelet):
+    assert wait_for("annotations", lambda: usage(client)) == (0, 0)
+
+
+def test_nothing_a_real_node_would_not_have(client, kubelet):
+    create_pod(client, "a", containers=busy("c", 10, MI))
+    pod_in_phase(client, "a", "Running")
+    wait_for("annotations", lambda: usage(client))
+    n = node(client)
+    assert set(n) == {"apiVersion", "kind", "metadata", "spec", "status"}
+    assert set(n["status"]) <= {"capacity", "allocatable", "conditions", "addresses",
+                                "daemonEndpoints", "nodeInfo", "images", "phase"}
+    assert set(n["metadata"]["annotations"]) == {ANNOTATION_CPU_USAGE,
+                                                 ANNOTATION_MEMORY_USAGE}
+
+
+def test_images_are_listed_largest_first(client, kubelet, runtime):
+    for i, image in enumerate(("nginx:1.27", "busybox:1.36", "redis:7")):
+        create_pod(client, f"p{i}", containers=[{"name": "c", "image": image}])
+    images = wait_for("three images", lambda: len(
+        imgs := node(client)["status"].get("images") or []) == 3 and imgs)
+    sizes = [i["sizeBytes"] for i in images]
+    assert sizes == sorted(sizes, reverse=True)
+    by_name = {i["names"][0]: i["sizeBytes"] for i in images}
+    for img in runtime.list_images():
+        assert by_name[img.names[0]] == img.size_bytes
