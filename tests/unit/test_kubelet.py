@@ -300,9 +300,11 @@ def test_image_pull_policy_never_with_missing_image(client, kubelet):
 
 def test_failed_pull_is_err_image_pull(client, kubelet):
     create_pod(client, "ghost", containers=[{"name": "app", "image": "ghost:1"}])
+    # ErrImagePull, then ImagePullBackOff until the pull back-off has passed.
     wait_for("ErrImagePull", lambda: (
         client.get("pods", "default", "ghost").get("status", {}).get("containerStatuses")
-        or [{}])[0].get("state", {}).get("waiting", {}).get("reason") == "ErrImagePull")
+        or [{}])[0].get("state", {}).get("waiting", {}).get("reason") in (
+            "ErrImagePull", "ImagePullBackOff"))
     messages = [e["message"] for e in events_for(client, "ghost") if e["reason"] == "Failed"]
     assert 'Failed to pull image "ghost:1": image "ghost:1" not found' in messages[0]
 

@@ -32,7 +32,7 @@ def v2_tree(root: Path, controllers: str = "cpuset cpu io memory pids",
 def test_v1_limits_equal_allocatable(tmp_path, cpu_dir):
     root = v1_tree(tmp_path / "cg", cpu_dir)
     cg = NodeCgroup("node-1", cpu_millis=1500, memory_bytes=3 * GI, root=root)
-    assert cg.setup() == "minikube-py/node-1"
+    assert cg.setup() == "/minikube-py/node-1"
     assert cg.version == "v1"
     cpu = root / cpu_dir / "minikube-py" / "node-1"
     assert (cpu / "cpu.cfs_period_us").read_text() == "100000"
@@ -47,7 +47,7 @@ def test_v1_limits_equal_allocatable(tmp_path, cpu_dir):
 def test_v2_limits_and_controllers(tmp_path):
     root = v2_tree(tmp_path / "cg")
     cg = NodeCgroup("node-2", cpu_millis=250, memory_bytes=512 * 1024**2, root=root)
-    assert cg.setup() == "minikube-py/node-2"
+    assert cg.setup() == "/minikube-py/node-2"
     assert cg.version == "v2"
     node = root / "minikube-py" / "node-2"
     assert (node / "cpu.max").read_text() == "25000 100000"

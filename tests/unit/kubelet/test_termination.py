@@ -148,7 +148,8 @@ def test_failing_pre_stop_hook_is_reported_and_the_stop_goes_on(client, kubelet)
 def test_deleting_a_pod_stuck_pending_is_quick(client, kubelet):
     create_pod(client, "ghost", containers=[{"name": "c", "image": "ghost:1"}])
     wait_for("ErrImagePull", lambda: container_status(client, "ghost", "c")
-             .get("state", {}).get("waiting", {}).get("reason") == "ErrImagePull")
+             .get("state", {}).get("waiting", {}).get("reason") in ("ErrImagePull",
+                                                                    "ImagePullBackOff"))
     client.delete("pods", "default", "ghost")
     wait_for("pod deleted", lambda: gone(client, "ghost"))
     assert "Killing" not in [e["reason"] for e in events_for(client, "ghost")]
