@@ -292,3 +292,43 @@ def test_two_daemons_with_the_same_node_names_leave_each_other_alone(cluster: Da
     finally:
         assert stop_daemon(other) == 0
     delete(cluster, "first-cluster")
+
+
+def test_security_context_is_applied(cluster: Daemon):
+    apply(cluster, "secure", command=["sh", "-c", "id -u; id -g; "
+                                      "touch /rootfs-write 2>/dev/null && echo writable "
+                                      "|| echo read-only; grep CapEff /proc/self/status; "
+                                      "sleep 3600"],
+          securityContext={"runAsUser": 1000, "runAsGroup": 2000,
+                           "readOnlyRootFilesystem": True,
+                           "capabilities": {"drop": ["ALL"]}})
+    cluster.kubectl("wait", "--for=condition=Ready", "pod/secure", "--timeout=60s")
+    uid, gid, rootfs, caps = cluster.kubectl("logs", "secure").stdout.splitlines()
+    assert (uid, gid, rootfs) == ("1000", "2000", "read-only")
+    assert caps.split()[-1] == "0000000000000000"
+    delete(cluster, "secure")
+
+
+def test_http_readiness_probe_reaches_the_pod_ip(cluster: Daemon):
+    apply(cluster, "probed", command=["sh", "-c", "mkdir -p /www && echo ok > /www/index.html "
+                                      "&& httpd -f -p 8080 -h /www"],
+          readinessProbe={"httpGet": {"path": "/index.html", "port": 8080},
+                          "periodSeconds": 1})
+    cluster.kubectl("wait", "--for=condition=Ready", "pod/probed", "--timeout=60s")
+    delete(cluster, "probed")
+
+
+def test_pods_run_inside_their_nodes_cgroup(cluster: Daemon):
+    apply(cluster, "carved", command=["sh", "-c", "cat /proc/self/cgroup; sleep 3600"])
+    cluster.kubectl("wait", "--for=condition=Ready", "pod/carved", "--timeout=60s")
+    node = pod(cluster, "carved")["spec"]["nodeName"]
+    memory_line = next(line for line in cluster.kubectl("logs", "carved").stdout.splitlines()
+                       if ":memory:" in line)
+    assert memory_line.split(":", 2)[2].startswith(f"/minikube-py/{node}/")
+    node_obj = json.loads(cluster.kubectl("get", "node", node, "-o", "json").stdout)
+    limit = Path(f"/sys/fs/cgroup/memory/minikube-py/{node}/memory.limit_in_bytes")
+    if limit.exists():  # cgroup v1 (this host); v2 hosts expose memory.max instead
+        from minikube_py.api.quantity import Quantity
+        assert int(limit.read_text()) == Quantity.parse(
+            node_obj["status"]["allocatable"]["memory"]).value()
+    delete(cluster, "carved")
