@@ -302,6 +302,45 @@ def _event(event: Obj, create: bool) -> None:
     """Kubernetes defaults nothing on a core/v1 Event."""
 
 
+_MAX_INT32 = 2**31 - 1
+
+
+def _job(job: Obj, create: bool) -> None:
+    """``SetDefaults_Job`` (batch/v1, with 1.32's default feature gates).
+
+    The generated selector and the ``controller-uid`` / ``job-name`` template
+    labels need the uid, so the registry adds them (the job strategy's
+    ``PrepareForCreate``), not this function.
+    """
+    spec = _dict(job, "spec")
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    _default_missing(spec, "parallelism", 1)
+    if spec.get("backoffLimit") is None:
+        # With a per-index limit the global one is effectively off.
+        spec["backoffLimit"] = _MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
+    template = _dict(spec, "template")
+    template_meta = template.get("metadata")
+    labels = template_meta.get("labels") if isinstance(template_meta, dict) else None
+    meta = _dict(job, "metadata")
+    if isinstance(labels, dict) and labels and not meta.get("labels"):
+        meta["labels"] = dict(labels)
+    _default_missing(spec, "completionMode", "NonIndexed")
+    _default_missing(spec, "suspend", False)
+    policy = spec.get("podFailurePolicy")
+    if isinstance(policy, dict):
+        for rule in _dicts(policy.get("rules")):
+            for pattern in _dicts(rule.get("onPodConditions")):
+                _default(pattern, "status", "True")
+    if spec.get("podReplacementPolicy") is None:
+        # JobPodReplacementPolicy is on by default since 1.29.
+        spec["podReplacementPolicy"] = "Failed" if isinstance(policy, dict) \
+            else "TerminatingOrFailed"
+    _default_missing(spec, "manualSelector", False)
+    _pod_spec(_dict(template, "spec"))
+
+
 def _priority_class(priority_class: Obj, create: bool) -> None:
     """``SetDefaults_PriorityClass``; ``value`` is always serialised (not omitempty)."""
     _default_missing(priority_class, "preemptionPolicy", "PreemptLowerPriority")
@@ -316,6 +355,7 @@ _DEFAULTERS: dict[str, Callable[[Obj, bool], None]] = {
     "Node": _node,
     "Event": _event,
     "PriorityClass": _priority_class,
+    "Job": _job,
 }
 
 

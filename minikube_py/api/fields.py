@@ -16,7 +16,8 @@ Contracts:
   missing, ``true``/``false`` for booleans, decimal for integers. Two fields
   are derived, not read: an Event's ``source`` is ``source.component``
   (falling back to ``reportingComponent``), and a Pod's ``status.podIP``
-  falls back to the first ``status.podIPs`` entry.
+  falls back to the first ``status.podIPs`` entry. A Job's
+  ``status.successful`` is its ``status.succeeded`` (``0`` when unset).
 * :func:`check_supported` rejects fields the kind does not index, with
   Kubernetes' ``field label not supported: <field>``.
 """
@@ -143,6 +144,9 @@ def _field_value(obj: Mapping[str, Any], name: str, path: tuple[str, ...]) -> st
         # reportingComponent when an events.k8s.io client wrote the event.
         component = _stringify(_walk(obj, ("source", "component")))
         return component or _stringify(obj.get("reportingComponent"))
+    if name == "status.successful" and obj.get("kind") == "Job":
+        succeeded = _walk(obj, ("status", "succeeded"))
+        return _stringify(succeeded if isinstance(succeeded, int) else 0)
     value = _walk(obj, path)
     if value is None and name == "status.podIP":
         # Older writers fill only status.podIPs; Kubernetes selects on its

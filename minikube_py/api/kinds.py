@@ -68,6 +68,7 @@ KINDS: tuple[KindInfo, ...] = (
              ("status.replicas",)),
     KindInfo("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass",
              namespaced=False, short_names=("pc",)),
+    KindInfo("Job", "batch", "v1", "jobs", "job", True, (), ("status.successful",)),
 )
 
 _BY_KIND: dict[str, KindInfo] = {k.kind: k for k in KINDS}

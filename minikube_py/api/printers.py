@@ -8,7 +8,8 @@ server returns for ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``
 ``asTable``):
 
 * **Columns** are Kubernetes' own column definitions for ``Pod``, ``Node``,
-  ``Namespace``, ``Event``, ``Deployment``, ``ReplicaSet`` and ``PriorityClass``: name, type,
+  ``Namespace``, ``Event``, ``Deployment``, ``ReplicaSet``, ``Job`` and
+  ``PriorityClass``: name, type,
   format, description, priority. Priority ``0`` columns are always shown,
   priority ``1`` only by ``kubectl -o wide``. As in Kubernetes the server always
   fills *every* column (it prints with ``Wide: true``); hiding priority-1
@@ -449,6 +450,24 @@ PRIORITY_CLASS_COLUMNS: Final = (
            "Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset."),
 )
 
+JOB_COLUMNS: Final = (
+    Column("Name", "string", _D_NAME, format="name"),
+    Column("Status", "string", "Status of the job."),
+    Column("Completions", "string",
+           "The number of pods which reached phase Succeeded. The value increases monotonically "
+           "for a given spec. However, it may decrease in reaction to scale down of elastic "
+           "indexed jobs."),
+    Column("Duration", "string", "Time required to complete the job."),
+    Column("Age", "string", _D_CREATED),
+    Column("Containers", "string", _D_CONTAINERS, priority=1),
+    Column("Images", "string", _D_IMAGES, priority=1),
+    Column("Selector", "string",
+           "A label query over pods that should match the pod count. Normally, the system sets "
+           "this field for you. More info: "
+           "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/"
+           "#label-selectors", priority=1),
+)
+
 DEFAULT_COLUMNS: Final = (
     Column("Name", "string", _D_NAME, format="name"),
     Column("Created At", "date", _D_CREATED),
@@ -848,6 +867,71 @@ def _print_replicaset(obj: Mapping[str, Any], now: float) -> tuple[list[Any], No
     ], None
 
 
+# ------------------------------------------------------------------ batch
+
+#: ``printJob``'s STATUS: the first of these conditions that is True, in order
+#: (``Terminating`` for a job being deleted sits between Failed and Suspended).
+_JOB_STATUS_ORDER: Final = ("Complete", "Failed", "", "Suspended", "FailureTarget",
+                            "SuccessCriteriaMet")
+
+
+def _job_condition(conditions: Sequence[Any], kind: str) -> bool:
+    """``hasJobCondition``: the first condition of ``kind`` decides."""
+    for cond in conditions:
+        c = _m(cond)
+        if c.get("type") == kind:
+            return c.get("status") == "True"
+    return False
+
+
+def _job_status(obj: Mapping[str, Any]) -> str:
+    conditions = _seq(_m(obj.get("status")).get("conditions"))
+    for kind in _JOB_STATUS_ORDER:
+        if not kind:
+            if _m(obj.get("metadata")).get("deletionTimestamp"):
+                return "Terminating"
+        elif _job_condition(conditions, kind):
+            return kind
+    return "Running"
+
+
+def _print_job(obj: Mapping[str, Any], now: float) -> tuple[list[Any], None]:
+    metadata = _m(obj.get("metadata"))
+    spec = _m(obj.get("spec"))
+    status = _m(obj.get("status"))
+    succeeded = _int(status.get("succeeded"))
+    if spec.get("completions") is not None:
+        completions = f"{succeeded}/{_int(spec.get('completions'))}"
+    elif _int(spec.get("parallelism")) > 1:
+        completions = f"{succeeded}/1 of {_int(spec.get('parallelism'))}"
+    else:
+        completions = f"{succeeded}/1"
+    start = _epoch(status.get("startTime"))
+    end = _epoch(status.get("completionTime"))
+    if start is None:
+        duration = ""
+    elif end is None:
+        duration = human_duration(now - start)
+    else:
+        duration = human_duration(end - start)
+    names, images = _layout_containers(
+        _seq(_m(_m(spec.get("template")).get("spec")).get("containers")))
+    try:  # metav1.FormatLabelSelector
+        selector = _selector_string(spec.get("selector")) or _NONE
+    except SelectorError:
+        selector = "<error>"
+    return [
+        _str(metadata.get("name")),
+        _job_status(obj),
+        completions,
+        duration,
+        _age_of(_epoch(metadata.get("creationTimestamp")), now),
+        names,
+        images,
+        selector,
+    ], None
+
+
 # ------------------------------------------------------------- scheduling
 
 
@@ -879,6 +963,7 @@ _PRINTERS: Final[dict[str, tuple[tuple[Column, ...], _Printer]]] = {
     "Deployment": (DEPLOYMENT_COLUMNS, _print_deployment),
     "ReplicaSet": (REPLICASET_COLUMNS, _print_replicaset),
     "PriorityClass": (PRIORITY_CLASS_COLUMNS, _print_priority_class),
+    "Job": (JOB_COLUMNS, _print_job),
 }
 
 

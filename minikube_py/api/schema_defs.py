@@ -1,7 +1,7 @@
 """The field schema of every kind minikube-py serves, as Kubernetes v1.32 defines it.
 
-Written from ``k8s.io/api/core/v1/types.go``, ``k8s.io/api/apps/v1/types.go`` and
-``k8s.io/api/scheduling/v1/types.go``:
+Written from ``k8s.io/api/core/v1/types.go``, ``k8s.io/api/apps/v1/types.go``,
+``k8s.io/api/batch/v1/types.go`` and ``k8s.io/api/scheduling/v1/types.go``:
 field names, JSON types, integer widths, and the ``patchStrategy`` /
 ``patchMergeKey`` tags that strategic merge patch relies on. Volume sources we
 never act on (nfs, csi, ...) are accepted as free-form objects so manifests that
@@ -209,6 +209,79 @@ PRIORITY_CLASS_FIELDS: dict[str, Schema] = {
     "preemptionPolicy": string("Never or PreemptLowerPriority (the default)."),
 }
 
+# ----------------------------------------------------------------------- batch
+
+BATCH = "io.k8s.api.batch.v1."
+
+POD_FAILURE_POLICY = obj(BATCH + "PodFailurePolicy", {
+    "rules": list_of(obj(BATCH + "PodFailurePolicyRule", {
+        "action": string("FailJob, FailIndex, Ignore or Count."),
+        "onExitCodes": obj(BATCH + "PodFailurePolicyOnExitCodesRequirement", {
+            "containerName": string("Restricts the check to this container."),
+            "operator": string("In or NotIn."),
+            "values": list_of(int32(), "Exit codes (ordered, no duplicates).", list_type="set"),
+        }, "Requirement on the container exit codes.", required=("operator", "values")),
+        "onPodConditions": list_of(obj(BATCH + "PodFailurePolicyOnPodConditionsPattern", {
+            "type": string("Pod condition type."),
+            "status": string("Pod condition status; defaults to True."),
+        }, required=("type", "status")), "Patterns matched against the pod conditions."),
+    }, required=("action",)), "Rules evaluated in order; the first match decides."),
+}, "How failed pods influence the backoffLimit.", required=("rules",))
+
+SUCCESS_POLICY = obj(BATCH + "SuccessPolicy", {
+    "rules": list_of(obj(BATCH + "SuccessPolicyRule", {
+        "succeededIndexes": string("Indexes that must succeed (e.g. 1,3-5)."),
+        "succeededCount": int32("Minimal number of succeeded indexes."),
+    }), "Rules; the first satisfied one declares the Job succeeded."),
+}, "When an Indexed Job can be declared succeeded.", required=("rules",))
+
+JOB_SPEC = obj(BATCH + "JobSpec", {
+    "parallelism": int32("Maximum number of pods the job runs at any given time."),
+    "completions": int32("Desired number of successfully finished pods."),
+    "activeDeadlineSeconds": int64("Seconds the job may be continuously active before it "
+                                   "is terminated."),
+    "podFailurePolicy": ref(POD_FAILURE_POLICY, "How failed pods are handled."),
+    "successPolicy": ref(SUCCESS_POLICY, "When the job is declared succeeded (Indexed)."),
+    "backoffLimit": int32("Number of retries before marking the job failed; defaults to 6."),
+    "backoffLimitPerIndex": int32("Retries per index before the index fails (Indexed)."),
+    "maxFailedIndexes": int32("Failed indexes before the job fails (Indexed)."),
+    "selector": ref(LABEL_SELECTOR, "Pods counted by the job; normally generated."),
+    "manualSelector": boolean("When true, the user picks the labels and selector."),
+    "template": ref(POD_TEMPLATE_SPEC, "Template of the pods; restartPolicy Never or "
+                    "OnFailure."),
+    "ttlSecondsAfterFinished": int32("Seconds after which a finished job is deleted."),
+    "completionMode": string("NonIndexed (default) or Indexed."),
+    "suspend": boolean("Whether the job controller should create pods."),
+    "podReplacementPolicy": string("TerminatingOrFailed or Failed."),
+    "managedBy": string("Controller that manages the job."),
+}, "The desired behaviour of a job.", required=("template",))
+
+JOB_STATUS = obj(BATCH + "JobStatus", {
+    "conditions": list_of(obj(BATCH + "JobCondition", {
+        "type": string("Suspended, Complete, Failed, FailureTarget or SuccessCriteriaMet."),
+        "status": string("True, False or Unknown."),
+        "lastProbeTime": time("Last time the condition was checked."),
+        "lastTransitionTime": time("Last status change."),
+        "reason": string("Machine-readable reason."),
+        "message": string("Human-readable details."),
+    }, required=("type", "status")), "Current conditions.", merge_key="type", strategy="merge",
+        list_type="atomic"),
+    "startTime": time("When the job controller acknowledged the job."),
+    "completionTime": time("When the job completed."),
+    "active": int32("Pending and running pods."),
+    "succeeded": int32("Pods which reached phase Succeeded."),
+    "failed": int32("Pods which reached phase Failed."),
+    "terminating": int32("Pods which are terminating."),
+    "completedIndexes": string("Completed indexes (Indexed), e.g. 1,3-5."),
+    "failedIndexes": string("Failed indexes (backoffLimitPerIndex)."),
+    "uncountedTerminatedPods": obj(BATCH + "UncountedTerminatedPods", {
+        "succeeded": list_of(string(), "UIDs of succeeded pods not yet counted.",
+                             list_type="set"),
+        "failed": list_of(string(), "UIDs of failed pods not yet counted.", list_type="set"),
+    }, "Finished pods the job controller has not yet counted."),
+    "ready": int32("Active pods with a Ready condition."),
+}, "The observed state of a job.")
+
 # ---------------------------------------------------------------------- roots
 
 _TYPE_META = {
@@ -260,6 +333,8 @@ ROOTS: dict[str, Schema] = {
         SCHEDULING + "PriorityClass",
         "Maps a priority class name to the integer priority value of pods.",
         PRIORITY_CLASS_FIELDS, required=("value",)),
+    "Job": _root(BATCH + "Job", "A job: pods run until a number of them succeed.", {
+        "spec": ref(JOB_SPEC), "status": ref(JOB_STATUS)}),
     "List": obj("io.k8s.apimachinery.pkg.apis.meta.v1.List", {
         **_TYPE_META,
         "metadata": ref(LIST_META, "Standard list metadata."),

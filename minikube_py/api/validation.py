@@ -19,7 +19,8 @@ Contracts
   generated name is valid exactly when the prefix is).
 
 Per kind: Pod (``validation_pod``), Deployment and ReplicaSet
-(``validation_apps``), PriorityClass (``validation_scheduling``), and here Node,
+(``validation_apps``), Job (``validation_batch``), PriorityClass
+(``validation_scheduling``), and here Node,
 Namespace and Event. A core/v1 Event is
 validated the way Kubernetes validates a legacy event (namespace agreement with
 ``involvedObject``, and the reporting fields only for events that set
@@ -52,6 +53,7 @@ from .validation_apps import (
     validate_replica_set,
     validate_replica_set_update,
 )
+from .validation_batch import validate_job, validate_job_update
 from .validation_meta import (
     Errs,
     GoValue,
@@ -297,6 +299,7 @@ _CREATE: dict[str, Callable[[Mapping[str, Any]], Errs]] = {
     "Deployment": validate_deployment,
     "ReplicaSet": validate_replica_set,
     "PriorityClass": validate_priority_class,
+    "Job": validate_job,
 }
 
 _UPDATE: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Errs]] = {
@@ -307,6 +310,7 @@ _UPDATE: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Errs]] = {
     "Deployment": validate_deployment_update,
     "ReplicaSet": validate_replica_set_update,
     "PriorityClass": validate_priority_class_update,
+    "Job": validate_job_update,
 }
 
 

@@ -1,8 +1,9 @@
 """The registry: every write's path into the store, as Kubernetes' generic registry.
 
 Create: kind check -> namespace from the request -> strict decode (types,
-unknown fields) -> generateName -> defaults -> Priority admission (pods) ->
-PrepareForCreate (uid, creationTimestamp, generation, status reset) ->
+unknown fields) -> generateName -> defaults -> Priority and
+DefaultTolerationSeconds admission (pods) -> PrepareForCreate (uid,
+creationTimestamp, generation, status reset, a Job's generated selector) ->
 validation -> Priority admission (PriorityClasses: one global default) ->
 canonical quantities -> namespace lifecycle admission -> store.
 
@@ -25,6 +26,23 @@ Priority admission is Kubernetes' ``Priority`` plugin:
   the built-in ``system-node-critical`` / ``system-cluster-critical`` classes
   are created by :meth:`Registry.ensure_system_priority_classes` and cannot be
   deleted.
+
+DefaultTolerationSeconds admission is Kubernetes' plugin of that name: a pod
+created or updated (not through a subresource) that does not already tolerate
+``node.kubernetes.io/not-ready:NoExecute`` (resp. ``unreachable``) - a
+toleration with that key or an empty key, and effect ``NoExecute`` or empty -
+gets ``{key, operator: Exists, effect: NoExecute, tolerationSeconds: N}``
+appended, ``N`` being ``default_toleration_seconds`` (300, the plugin's
+default; ``None`` turns the plugin off). Pod templates are left alone.
+
+A Job gets what the job strategy's ``PrepareForCreate`` does: unless
+``spec.manualSelector`` is true, the template gains ``controller-uid`` /
+``batch.kubernetes.io/controller-uid`` (the job's uid) and ``job-name`` /
+``batch.kubernetes.io/job-name`` labels (those the user set are kept, and
+validation rejects wrong values) and the selector gains
+``matchLabels: {batch.kubernetes.io/controller-uid: <uid>}``; a job without
+labels then carries its template's labels (``SetDefaults_Job`` applied again
+on read, as Kubernetes does).
 
 Contracts:
 
@@ -70,12 +88,18 @@ SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 _IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
 
 #: Kinds whose ``metadata.generation`` tracks spec changes.
-_GENERATION_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet"})
+_GENERATION_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "Job"})
 #: Kinds whose create sets ``metadata.generation`` to 1 without ever bumping it
 #: (the PriorityClass strategy's ``PrepareForCreate``).
 _CREATE_GENERATION_KINDS = _GENERATION_KINDS | {"PriorityClass"}
 #: Kinds with a ``status`` subresource: the main resource cannot change status.
-_STATUS_KINDS = frozenset({"Pod", "Node", "Namespace", "Deployment", "ReplicaSet"})
+_STATUS_KINDS = frozenset({"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "Job"})
+
+#: The taints DefaultTolerationSeconds admission makes every pod tolerate for a while.
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"
+UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
+#: The plugin's ``--default-not-ready-toleration-seconds`` / ``-unreachable-`` default.
+DEFAULT_TOLERATION_SECONDS = 300
 
 # Kubernetes' generateName alphabet: no vowels (no words), no confusable characters.
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -88,11 +112,13 @@ class Registry:
 
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
                  new_uid: Callable[[], str] = lambda: str(uuid.uuid4()),
-                 security: SecurityPolicy | None = None) -> None:
+                 security: SecurityPolicy | None = None,
+                 default_toleration_seconds: int | None = DEFAULT_TOLERATION_SECONDS) -> None:
         self.store = store
         self.clock = clock
         self._new_uid = new_uid
         self.security = security or SecurityPolicy()
+        self.default_toleration_seconds = default_toleration_seconds
 
     # ------------------------------------------------------------------ helpers
 
@@ -167,6 +193,7 @@ class Registry:
         obj2 = apply_defaults(decoded, create=True)
         if info.kind == "Pod":
             self._admit_pod_priority(obj2, admission_name)
+            self._admit_default_tolerations(obj2)
         self._prepare_for_create(info, obj2)
         check_create(obj2)
         if info.kind == "Pod":
@@ -205,6 +232,9 @@ class Registry:
             obj["status"] = {"replicas": 0}  # ReplicaSetStatus.replicas is always serialised
         elif info.kind == "Namespace":
             obj["status"] = {"phase": "Active"}
+        elif info.kind == "Job":
+            _generate_job_selector(obj)
+            obj["status"] = {}  # every JobStatus field is omitempty
 
     # ------------------------------------------------------------------ update
 
@@ -247,6 +277,7 @@ class Registry:
             new["metadata"]["resourceVersion"] = wanted_rv or old["metadata"]["resourceVersion"]
             if info.kind == "Pod" and subresource is None:
                 _keep_pod_priority(new, old)
+                self._admit_default_tolerations(new)
             self._prepare_for_update(info, new, old, subresource)
             check_update(new, old)
             if info.kind == "PriorityClass" and subresource is None:
@@ -342,13 +373,19 @@ class Registry:
 
     def _delete_namespace(self, ns: Object,
                           preconditions: Mapping[str, str] | None) -> DeleteResult:
-        """An empty namespace goes at once; one with content turns Terminating and
-        stays (refusing new content) until the namespace controller empties it."""
+        """An empty namespace goes at once; one with content, or with finalizers
+        other than ``kubernetes``, turns Terminating and stays (refusing new
+        content) until the namespace controller empties and finalizes it and
+        every other finalizer is removed."""
         name = ns["metadata"]["name"]
         if name in _IMMORTAL_NAMESPACES:
             raise Forbidden(f'namespaces "{name}" is forbidden: this namespace may not be '
                             "deleted")
-        if (ns.get("spec") or {}).get("finalizers") and self._namespace_has_content(name):
+        spec_finalizers = (ns.get("spec") or {}).get("finalizers") or []
+        # Only the namespace controller's own token on an empty namespace lets it
+        # go at once (what the controller would do next); anything else waits.
+        if spec_finalizers and (set(spec_finalizers) - {"kubernetes"}
+                                or self._namespace_has_content(name)):
             if ns["metadata"].get("deletionTimestamp"):
                 return DeleteResult(ns, False)
 
@@ -415,6 +452,30 @@ class Registry:
                                  f"admission controller computed {policy} from the given "
                                  "PriorityClass name")
             spec["preemptionPolicy"] = policy
+
+    # ------------------------------------------------------------------ default tolerations
+
+    def _admit_default_tolerations(self, pod: Object) -> None:
+        """DefaultTolerationSeconds (see the module docstring)."""
+        seconds = self.default_toleration_seconds
+        spec = pod.get("spec")
+        if seconds is None or not isinstance(spec, dict):
+            return
+        tolerations = spec.get("tolerations")
+        existing = [t for t in tolerations if isinstance(t, dict)] \
+            if isinstance(tolerations, list) else []
+
+        def tolerated(key: str) -> bool:
+            return any(t.get("key") in (key, "", None) and t.get("effect") in ("NoExecute", "",
+                                                                                 None)
+                       for t in existing)
+
+        added = [{"key": key, "operator": "Exists", "effect": "NoExecute",
+                  "tolerationSeconds": seconds}
+                 for key in (NOT_READY_TAINT, UNREACHABLE_TAINT) if not tolerated(key)]
+        if added:
+            spec["tolerations"] = [*(tolerations if isinstance(tolerations, list) else []),
+                                   *added]
 
     def _admit_priority_class(self, pc: Object, *, update: bool) -> None:
         """The Priority plugin's ``Validate``: at most one global default."""
@@ -501,6 +562,41 @@ def _forbidden(info: kinds.KindInfo, name: str, why: str) -> Forbidden:
 def _priority_value(pc: Mapping[str, Any]) -> int:
     value = pc.get("value")
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+_JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+_JOB_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
+
+
+def _generate_job_selector(job: Object) -> None:
+    """The job strategy's ``generateSelectorIfNeeded`` (see the module docstring)."""
+    spec = job.get("spec")
+    if not isinstance(spec, dict) or spec.get("manualSelector") is True:
+        return
+    meta = job["metadata"]
+    template = spec.get("template")
+    if not isinstance(template, dict):
+        template = spec["template"] = {}
+    template_meta = template.get("metadata")
+    if not isinstance(template_meta, dict):
+        template_meta = template["metadata"] = {}
+    labels = template_meta.get("labels")
+    if not isinstance(labels, dict):
+        labels = template_meta["labels"] = {}
+    for key in _JOB_NAME_LABELS:
+        labels.setdefault(key, meta.get("name", ""))
+    for key in _JOB_UID_LABELS:
+        labels.setdefault(key, meta["uid"])
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        selector = spec["selector"] = {}
+    match = selector.get("matchLabels")
+    if not isinstance(match, dict):
+        match = selector["matchLabels"] = {}
+    match.setdefault("batch.kubernetes.io/controller-uid", meta["uid"])
+    if not meta.get("labels"):
+        # SetDefaults_Job copies the template labels when the object is read back.
+        meta["labels"] = dict(labels)
 
 
 def _keep_pod_priority(new: Object, old: Object) -> None:

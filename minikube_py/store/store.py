@@ -82,6 +82,16 @@ class StoreWriteError(InternalError):
     """The change could not be persisted; it was not applied."""
 
 
+def _spec_finalizers(info: kinds.KindInfo, obj: Mapping[str, Any]) -> bool:
+    """Whether a namespace still waits on ``spec.finalizers`` (its controllers'
+    tokens): Kubernetes keeps a terminating namespace until those are empty
+    too, not only ``metadata.finalizers`` (``ShouldDeleteNamespaceDuringUpdate``)."""
+    if info.plural != "namespaces":
+        return False
+    spec = obj.get("spec")
+    return isinstance(spec, Mapping) and bool(spec.get("finalizers"))
+
+
 def _dumps(obj: Any) -> str:
     try:
         return json.dumps(obj, separators=(",", ":"), allow_nan=False)
@@ -458,7 +468,8 @@ class Store:
                         FieldPath.root("metadata", "finalizers"),
                         "no new finalizers can be added if the object is being deleted, "
                         f"found new finalizers {json.dumps(added)}")], group=info.group)
-                if not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
+                if not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds") \
+                        and not _spec_finalizers(info, new):
                     return self._remove(table, key, new, current)
             meta["resourceVersion"] = str(current.rv)
             if _dumps(new) == current.raw:

@@ -1,0 +1,210 @@
+"""Desired state kept on real Podman: a Deployment's pods as containers, healing,
+scaling, a rolling update checked from a watch, rollout status, undo, deletion."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from minikube_py.client.http import HTTPClient
+from minikube_py.client.kubeconfig import load
+from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
+
+pytestmark = pytest.mark.integration
+
+IMAGE_A = "localhost/minikube-py/busybox:1.35"
+IMAGE_B = "localhost/minikube-py/busybox:latest"  # same bits, another name: a new template
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    d = start_daemon(tmp_path_factory.mktemp("deploy") / "state", "--runtime", "podman",
+                     "--nodes", "3", "--restart-backoff", "1,8")
+    try:
+        yield d
+    finally:
+        assert stop_daemon(d) == 0
+
+
+def deployment(image: str, replicas: int = 5) -> str:
+    return yaml.safe_dump({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "strategy": {"type": "RollingUpdate",
+                         "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 1}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {
+                "terminationGracePeriodSeconds": 1,
+                "containers": [{"name": "web", "image": image,
+                                "imagePullPolicy": "IfNotPresent",
+                                "command": ["sh", "-c", "sleep 3600"],
+                                "resources": {"requests": {"cpu": "10m", "memory": "8Mi"}},
+                                "readinessProbe": {"exec": {"command": ["true"]},
+                                                   "periodSeconds": 1}}]}}}})
+
+
+def podman_ps(d: Daemon) -> list[dict[str, Any]]:
+    """Our cluster's running app containers of the web pods, as Podman sees them."""
+    cluster_id = (d.state / "cluster-id").read_text().strip()
+    out = subprocess.run(
+        ["podman", "--url", f"unix://{d.state}/podman/podman.sock", "ps", "--format", "json",
+         "--filter", f"label=minikube-py.io/cluster={cluster_id}",
+         "--filter", "label=app=web"], capture_output=True, text=True, check=True).stdout
+    return [c for c in json.loads(out or "[]") if not c["Names"][0].endswith("-infra")]
+
+
+def web_pods(d: Daemon) -> list[dict[str, Any]]:
+    return json.loads(d.kubectl("get", "pods", "-l", "app=web", "-o", "json").stdout)["items"]
+
+
+def running_ready(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for p in pods:
+        if p["metadata"].get("deletionTimestamp"):
+            continue
+        cond = {c["type"]: c["status"] for c in p.get("status", {}).get("conditions", [])}
+        if cond.get("Ready") == "True":
+            out.append(p)
+    return out
+
+
+def converge(d: Daemon, replicas: int, image: str, timeout: float = 120) -> None:
+    """Until the store has exactly ``replicas`` ready pods of ``image`` and nothing else,
+    and Podman runs exactly those containers."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pods = web_pods(d)
+        ready = running_ready(pods)
+        containers = podman_ps(d)
+        if (len(pods) == replicas and len(ready) == replicas
+                and all(p["spec"]["containers"][0]["image"] == image for p in pods)
+                and len(containers) == replicas):
+            uids = {p["metadata"]["uid"] for p in pods}
+            assert {c["Labels"]["minikube-py.io/pod-uid"] for c in containers} == uids
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"did not converge to {replicas} x {image}: "
+                                 f"{len(pods)} pods, {len(ready)} ready, "
+                                 f"{len(containers)} containers")
+        time.sleep(0.3)
+
+
+def test_deployment_lifecycle(cluster: Daemon):
+    d = cluster
+    assert d.kubectl("apply", "-f", "-", input=deployment(IMAGE_A)).stdout.strip() == \
+        "deployment.apps/web created"
+    converge(d, 5, IMAGE_A)
+    out = d.kubectl("rollout", "status", "deployment/web", "--timeout=60s").stdout
+    assert 'deployment "web" successfully rolled out' in out
+
+    # A container killed behind the kubelet's back is restarted.
+    victim = podman_ps(d)[0]
+    subprocess.run(["podman", "--url", f"unix://{d.state}/podman/podman.sock", "kill",
+                    victim["Id"]], check=True, capture_output=True)
+    pod_name = victim["Labels"]["minikube-py.io/name"]
+    deadline = time.monotonic() + 60
+    while True:
+        p = json.loads(d.kubectl("get", "pod", pod_name, "-o", "json").stdout)
+        if p["status"]["containerStatuses"][0]["restartCount"] >= 1:
+            break
+        assert time.monotonic() < deadline, "killed container was not restarted"
+        time.sleep(0.3)
+    converge(d, 5, IMAGE_A)
+
+    # A deleted pod is replaced.
+    gone = web_pods(d)[0]["metadata"]["name"]
+    d.kubectl("delete", "pod", gone)
+    converge(d, 5, IMAGE_A)
+    assert gone not in {p["metadata"]["name"] for p in web_pods(d)}
+
+    # Scale 5 -> 10 -> 2: the store and Podman agree exactly.
+    d.kubectl("scale", "deployment", "web", "--replicas=10")
+    converge(d, 10, IMAGE_A)
+    d.kubectl("scale", "deployment", "web", "--replicas=2")
+    converge(d, 2, IMAGE_A)
+    d.kubectl("scale", "deployment", "web", "--replicas=5")
+    converge(d, 5, IMAGE_A)
+
+    # Rolling update, checked from a watch: never more than 5+1 pods, never fewer
+    # than 5-1 ready.
+    client = HTTPClient(load(d.kubeconfig))
+    start = client.list("pods", namespace="default", label_selector="app=web")
+    pods: dict[str, dict[str, Any]] = {p["metadata"]["name"]: p for p in start.items}
+    violations: list[str] = []
+    stop = threading.Event()
+    watching = threading.Event()
+
+    def observe() -> None:
+        stream = client.watch("pods", namespace="default", label_selector="app=web",
+                              resource_version=start.resource_version)
+        watching.set()
+        try:
+            while not stop.is_set():
+                ev = stream.next(timeout=0.5)
+                if ev is None:
+                    continue
+                name = ev.object["metadata"]["name"]
+                if ev.type == "DELETED":
+                    pods.pop(name, None)
+                else:
+                    pods[name] = ev.object
+                alive = [p for p in pods.values()
+                         if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+                ready = running_ready(list(pods.values()))
+                if len(alive) > 6:
+                    violations.append(f"{len(alive)} pods at once (maxSurge 1)")
+                if len(ready) < 4:
+                    violations.append(f"only {len(ready)} ready (maxUnavailable 1)")
+        finally:
+            stream.stop()
+
+    watcher = threading.Thread(target=observe, daemon=True)
+    watcher.start()
+    watching.wait(5)
+    d.kubectl("apply", "-f", "-", input=deployment(IMAGE_B))
+    out = d.kubectl("rollout", "status", "deployment/web", "--timeout=120s",
+                    timeout=150).stdout
+    assert 'deployment "web" successfully rolled out' in out
+    converge(d, 5, IMAGE_B)
+    stop.set()
+    watcher.join(5)
+    assert not violations, violations[:5]
+
+    # Undo returns to the previous image.
+    assert d.kubectl("rollout", "undo", "deployment/web").stdout.strip() == \
+        "deployment.apps/web rolled back"
+    d.kubectl("rollout", "status", "deployment/web", "--timeout=120s", timeout=150)
+    converge(d, 5, IMAGE_A)
+    history = d.kubectl("rollout", "history", "deployment/web").stdout
+    assert "REVISION" in history
+
+    # Deleting the Deployment leaves no pods, no ReplicaSets, no containers.
+    d.kubectl("delete", "deployment", "web")
+    deadline = time.monotonic() + 60
+    while web_pods(d) or podman_ps(d) or json.loads(
+            d.kubectl("get", "rs", "-o", "json").stdout)["items"]:
+        assert time.monotonic() < deadline, "the deployment's pods or containers remain"
+        time.sleep(0.3)
+
+
+def test_minikube_py_rollout_undo_and_history(cluster: Daemon, tmp_path: Path):
+    d = cluster
+    d.cli("apply", "-f", "-", input=deployment(IMAGE_A, replicas=2))
+    converge(d, 2, IMAGE_A)
+    d.cli("apply", "-f", "-", input=deployment(IMAGE_B, replicas=2))
+    assert 'successfully rolled out' in d.cli("rollout", "status", "deployment", "web",
+                                              "--timeout", "120").stdout
+    converge(d, 2, IMAGE_B)
+    assert d.cli("rollout", "undo", "deployment", "web").stdout == \
+        "deployment.apps/web rolled back\n"
+    converge(d, 2, IMAGE_A)
+    d.kubectl("delete", "deployment", "web")
