@@ -1,7 +1,8 @@
 """Wiring: builds the control plane's parts and starts and stops them in order.
 
 Start: store -> registry (+ system namespaces) -> bearer token -> virtual nodes
--> one runtime and kubelet per node -> API server -> kubeconfig. Stop runs
+-> one runtime and kubelet per node -> scheduler -> controller manager -> API
+server -> kubeconfig. Stop runs
 in reverse, so the API stops taking writes before the loops stop, and the store
 is compacted last. Every loop talks to the others only through the API
 (a :class:`~minikube_py.client.local.LocalClient`), never directly.
@@ -23,6 +24,7 @@ from .apiserver import tls
 from .apiserver.server import APIServer
 from .client import kubeconfig
 from .client.local import LocalClient
+from .controllers.manager import ControllerManager, ManagerOptions
 from .kubelet.kubelet import Kubelet
 from .nodes import HostInfo, NodeSpec, carve, load_config
 from .runtime.base import ContainerRuntime
@@ -34,13 +36,15 @@ from .scheduler.framework import Framework
 from .scheduler.scheduler import Scheduler
 from .store.journal import Durability
 from .store.podsecurity import SecurityPolicy
-from .store.registry import Registry
+from .store.registry import DEFAULT_TOLERATION_SECONDS, Registry
 from .store.store import Store
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = 7443
 RUNTIMES = ("podman", "fake")
+#: Seconds ``stop`` gives all kubelets together (the daemon promises to stop in 5 s).
+KUBELET_STOP_BUDGET = 2.5
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,11 @@ class Options:
     durability: Durability = "flush"
     heartbeat_interval: float = 10.0
     scheduler_config: Path | None = None
+    #: Seconds without a node heartbeat before it is Unknown and tainted unreachable.
+    node_grace_period: float = ManagerOptions.node_grace_period
+    #: DefaultTolerationSeconds admission: how long pods stay on a not-ready or
+    #: unreachable node before eviction (None: the admission is off).
+    default_toleration_seconds: int | None = DEFAULT_TOLERATION_SECONDS
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -147,6 +156,7 @@ class ControlPlane:
         self.kubelets: dict[str, Kubelet] = {}
         self.apiserver: APIServer | None = None
         self.scheduler: Scheduler | None = None
+        self.controllers: ControllerManager | None = None
         self.node_specs: list[NodeSpec] = []
         self._podman_service: PodmanService | None = None
         self._podman: PodmanRuntime | None = None
@@ -210,8 +220,10 @@ class ControlPlane:
             if opts.runtime == "podman":
                 self._start_podman()
             self._store = Store(self.state_dir, durability=opts.durability)
-            self._registry = Registry(self._store, security=SecurityPolicy(
-                allow_privileged=opts.allow_privileged, allow_host_paths=opts.allow_host_paths))
+            self._registry = Registry(
+                self._store, security=SecurityPolicy(allow_privileged=opts.allow_privileged,
+                                                     allow_host_paths=opts.allow_host_paths),
+                default_toleration_seconds=opts.default_toleration_seconds)
             created = self._registry.ensure_system_namespaces()
             self._registry.ensure_system_priority_classes()
             token = _load_token(self.state_dir / "token")
@@ -231,6 +243,10 @@ class ControlPlane:
             self.scheduler = Scheduler(LocalClient(self._registry, field_manager="scheduler"),
                                        framework=Framework(profile))
             self.scheduler.start()
+            self.controllers = ControllerManager(
+                LocalClient(self._registry, field_manager="kube-controller-manager"),
+                options=ManagerOptions(node_grace_period=opts.node_grace_period))
+            self.controllers.start()
             ca, cert, key = tls.ensure(self.state_dir, opts.host)
             self.apiserver = APIServer(self._registry, token=token, host=opts.host,
                                        port=opts.port, log_source=_KubeletLogs(self.kubelets),
@@ -264,12 +280,22 @@ class ControlPlane:
         if self.apiserver is not None:
             self.apiserver.stop()
             self.apiserver = None
+        if self.controllers is not None:
+            self.controllers.stop()
+            self.controllers = None
         if self.scheduler is not None:
             self.scheduler.stop()
             self.scheduler = None
+        # One budget for every kubelet, not one each: teardown still in progress
+        # (a container inside its grace period) is left to the next start, which
+        # adopts the pod and finishes it, so the daemon stops promptly however
+        # many nodes it runs.
+        deadline = time.monotonic() + KUBELET_STOP_BUDGET
+        if self._podman is not None:
+            self._podman.abandon_stops()
         for kubelet in self.kubelets.values():
             try:
-                kubelet.stop()
+                kubelet.stop(max(0.1, deadline - time.monotonic()))
             except Exception:  # one stuck kubelet must not keep the store open
                 log.exception("stopping the kubelet failed")
         self.kubelets = {}

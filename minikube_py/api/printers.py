@@ -871,8 +871,9 @@ def _print_replicaset(obj: Mapping[str, Any], now: float) -> tuple[list[Any], No
 
 #: ``printJob``'s STATUS: the first of these conditions that is True, in order
 #: (``Terminating`` for a job being deleted sits between Failed and Suspended).
-_JOB_STATUS_ORDER: Final = ("Complete", "Failed", "", "Suspended", "FailureTarget",
-                            "SuccessCriteriaMet")
+#: v1.32 has no ``SuccessCriteriaMet`` case (kubernetes#132832 added it in 1.34):
+#: a job that met its criteria but still has terminating pods prints Running.
+_JOB_STATUS_ORDER: Final = ("Complete", "Failed", "", "Suspended", "FailureTarget")
 
 
 def _job_condition(conditions: Sequence[Any], kind: str) -> bool:

@@ -40,6 +40,14 @@ def register(commands: Any) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "daemon", help="run the control plane headless",
         description="Run the control plane headless until SIGTERM or SIGINT.")
+    add_control_plane_arguments(p)
+    p.add_argument("--log-level", default="info",
+                   choices=["debug", "info", "warning", "error"], help="log verbosity")
+    p.set_defaults(func=run)
+
+
+def add_control_plane_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags that shape a control plane (shared by ``daemon`` and ``tui``)."""
     p.add_argument("--state-dir", type=Path, default=None,
                    help=f"where state lives (default: {default_state_dir()})")
     p.add_argument("--listen", default=f"127.0.0.1:{DEFAULT_PORT}", metavar="HOST:PORT",
@@ -64,15 +72,45 @@ def register(commands: Any) -> None:
     p.add_argument("--scheduler-config", type=Path, default=None, metavar="FILE",
                    help="a KubeSchedulerConfiguration: plugin weights, disabled plugins, "
                         "scoring strategy, percentageOfNodesToScore")
+    p.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
+                   help="seconds without a node heartbeat before the node is NotReady "
+                        "(Unknown) and tainted unreachable (default 50, as Kubernetes)")
+    p.add_argument("--default-toleration-seconds", type=int, default=300, metavar="SECONDS",
+                   help="how long pods stay bound to a not-ready or unreachable node before "
+                        "they are evicted and replaced (default 300, as Kubernetes; a pod's "
+                        "own tolerations take precedence)")
     p.add_argument("--overcommit", action="store_true",
                    help="allow node sizes that add up to more than the host")
-    p.add_argument("--log-level", default="info",
-                   choices=["debug", "info", "warning", "error"], help="log verbosity")
     p.add_argument("--fsync", action="store_true",
                    help="fsync every write (survives power loss; slower). By default a write "
                         "is acknowledged once the kernel has it, which survives any crash "
                         "of this process")
-    p.set_defaults(func=run)
+
+
+def options_from_args(args: argparse.Namespace) -> Options:
+    """The :class:`Options` the control-plane flags ask for.
+
+    Raises ValueError naming the flag when a value is wrong.
+    """
+    host, port = parse_listen(args.listen)
+    if args.nodes is not None and args.nodes < 1:
+        raise ValueError(f"--nodes {args.nodes}: there must be at least one node")
+    backoff = _parse_backoff(args.restart_backoff)
+    if not args.node_monitor_grace_period > 0:
+        raise ValueError(f"--node-monitor-grace-period {args.node_monitor_grace_period:g}: "
+                         "must be more than 0 seconds")
+    if args.default_toleration_seconds < 0:
+        raise ValueError(f"--default-toleration-seconds {args.default_toleration_seconds}: "
+                         "must be 0 or more")
+    return Options(
+        state_dir=args.state_dir or default_state_dir(), host=host, port=port,
+        nodes=args.nodes, config=args.config, runtime=args.runtime,
+        overcommit=args.overcommit, scheduler_config=args.scheduler_config,
+        podman_socket=args.podman_socket, allow_privileged=args.allow_privileged,
+        allow_host_paths=args.allow_host_paths, restart_backoff=backoff,
+        node_grace_period=args.node_monitor_grace_period,
+        default_toleration_seconds=args.default_toleration_seconds,
+        durability="fsync" if args.fsync else "flush")
 
 
 def _parse_backoff(value: str) -> tuple[float, float]:
@@ -97,29 +135,20 @@ def _setup_logging(state_dir: Path, level: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    state_dir: Path = args.state_dir or default_state_dir()
+    try:
+        options = options_from_args(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    state_dir = options.state_dir
     try:
         state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:
         print(f"error: cannot create state directory {state_dir}: {exc.strerror}",
               file=sys.stderr)
         return 1
-    try:
-        host, port = parse_listen(args.listen)
-        if args.nodes is not None and args.nodes < 1:
-            raise ValueError(f"--nodes {args.nodes}: there must be at least one node")
-        backoff = _parse_backoff(args.restart_backoff)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
     _setup_logging(state_dir, args.log_level)
-    plane = ControlPlane(Options(
-        state_dir=state_dir, host=host, port=port, nodes=args.nodes, config=args.config,
-        runtime=args.runtime, overcommit=args.overcommit,
-        scheduler_config=args.scheduler_config, podman_socket=args.podman_socket,
-        allow_privileged=args.allow_privileged, allow_host_paths=args.allow_host_paths,
-        restart_backoff=backoff,
-        durability="fsync" if args.fsync else "flush"))
+    plane = ControlPlane(options)
     try:
         plane.start()
     except (StateDirLocked, NodeConfigError, ValueError, PodmanUnavailable) as exc:

@@ -35,7 +35,7 @@ What it promises, per Job (``reconcile(namespace/name)``):
   ``CompletionsReached``) with ``completionTime``, once enough pods succeeded
   and none is active or terminating; event ``Completed``.
 * **Back-off.** After failures, new pods wait 10 s doubling per consecutive
-  failure up to 6 min (``pod_failure_backoff`` / ``max_pod_failure_backoff``)
+  failure up to 10 min (``pod_failure_backoff`` / ``max_pod_failure_backoff``)
   counted from the last failure; the key is requeued for then.
 * **Suspension.** ``spec.suspend`` deletes active pods, sets the
   ``Suspended`` condition (event ``Suspended``) and clears ``startTime``;
@@ -50,9 +50,14 @@ What it promises, per Job (``reconcile(namespace/name)``):
 
 Creations and deletions are remembered until the informer has seen them (the
 "expectations" of client-go controllers), so a stale cache never makes it
-create a pod twice. Not implemented: ``podFailurePolicy`` rules (the failure
-count ignores them), ``backoffLimitPerIndex`` / ``maxFailedIndexes``,
-``successPolicy``, and Kubernetes' job metrics.
+create a pod twice. So are its own status writes: a job whose cached
+``resourceVersion`` is one this controller has already replaced is not synced
+(the informer's update event brings the key back), because the pod cache may
+already show finalizers removed for pods that only the newer status counts.
+
+Not implemented: ``podFailurePolicy`` rules (the failure count ignores them),
+``backoffLimitPerIndex`` / ``maxFailedIndexes``, ``successPolicy``, and
+Kubernetes' job metrics.
 """
 
 from __future__ import annotations
@@ -87,15 +92,21 @@ log = logging.getLogger(__name__)
 
 JOB_TRACKING_FINALIZER: Final = "batch.kubernetes.io/job-tracking"
 COMPLETION_INDEX_ANNOTATION: Final = "batch.kubernetes.io/job-completion-index"
-#: ``DefaultJobPodFailureBackOff`` and the 6-minute cap the Job docs describe.
+#: ``DefaultJobPodFailureBackOff`` and ``MaxJobPodFailureBackOff``. The Job docs
+#: still say "capped at six minutes"; the controller's constant is 10 minutes.
 DEFAULT_POD_FAILURE_BACKOFF: Final = 10.0
-MAX_POD_FAILURE_BACKOFF: Final = 360.0
+MAX_POD_FAILURE_BACKOFF: Final = 600.0
 #: client-go's ``ExpectationsTimeout``: a lost watch event cannot stall a job longer.
 EXPECTATIONS_TIMEOUT: Final = 300.0
 #: Pods created or deleted in one sync at most (``MaxPodCreateDeletePerSync``).
 MAX_POD_CHANGES_PER_SYNC: Final = 500
 #: ``MaxUncountedPods``: bounds ``status.uncountedTerminatedPods``.
 MAX_UNCOUNTED_PODS: Final = 500
+#: Seconds before a job whose cache lags behind our own status write is looked
+#: at again, should its update event be lost (``syncJobBatchPeriod``).
+STALE_JOB_REQUEUE: Final = 1.0
+#: ``names.MaxGeneratedNameLength``: 63 less the 5 random characters.
+_MAX_GENERATED_NAME_LENGTH: Final = 58
 ORPHAN_PREFIX: Final = "pod:"
 _OWN_CONTROLLER: Final = "kubernetes.io/job-controller"
 _API_VERSION: Final = "batch/v1"
@@ -275,6 +286,16 @@ def parse_indexes(text: str, completions: int) -> set[int]:
     return out
 
 
+def _generate_name_with_index(job_name: str, index: int) -> str:
+    """``podGenerateNameWithIndex``: ``<job>-<index>-``, the job name cut so the
+    whole prefix fits a generated name (the index must survive in the name)."""
+    suffix = f"-{index}-"
+    prefix = job_name + suffix
+    if len(prefix) > _MAX_GENERATED_NAME_LENGTH:
+        prefix = job_name[:_MAX_GENERATED_NAME_LENGTH - len(suffix)] + suffix
+    return prefix
+
+
 def _new_condition(kind: str, reason: str, message: str, now: float) -> dict[str, Any]:
     stamp = _rfc3339(now)
     cond: dict[str, Any] = {"type": kind, "status": "True", "lastProbeTime": stamp,
@@ -370,6 +391,8 @@ class JobController(Controller):
         self._expectations: dict[str, _Expectations] = {}
         self._finalizers: dict[str, set[str]] = {}  # job key -> pod uids awaiting removal
         self._backoff: dict[str, _Backoff] = {}
+        # job key -> resourceVersions our status writes replaced (stale views)
+        self._superseded: dict[str, set[str]] = {}
         self.jobs = informers.get("jobs")
         self.pods = informers.get("pods")
         self.jobs.add_handlers(Handlers(on_add=self._job_added, on_update=self._job_updated,
@@ -543,7 +566,10 @@ class JobController(Controller):
                 self._expectations.pop(key, None)
                 self._finalizers.pop(key, None)
                 self._backoff.pop(key, None)
+                self._superseded.pop(key, None)
             return None
+        if self._stale(key, shared):
+            return STALE_JOB_REQUEUE
         managed_by = _m(shared.get("spec")).get("managedBy")
         if managed_by not in (None, _OWN_CONTROLLER):
             return None
@@ -762,8 +788,11 @@ class JobController(Controller):
                 continue
             if ref.get("uid") != uid:
                 continue
-            if not selector.matches(labels) and not _deleting(pod):
-                self._release(job, pod)
+            if not selector.matches(labels):
+                # ClaimObject: owned but no longer selected is not ours; it is
+                # released unless the job itself is going away.
+                if not _deleting(job):
+                    self._release(job, pod)
                 continue
             out.append(pod)
         if orphans and self._can_adopt(job):
@@ -897,7 +926,7 @@ class JobController(Controller):
             annotations[COMPLETION_INDEX_ANNOTATION] = str(index)
             labels[COMPLETION_INDEX_ANNOTATION] = str(index)
             pod_spec["hostname"] = f"{job_name}-{index}"
-            generate_name = f"{job_name}-{index}-"
+            generate_name = _generate_name_with_index(job_name, index)
             for kind in ("containers", "initContainers"):
                 containers = []
                 for container in pod_spec.get(kind) or []:
@@ -1168,6 +1197,24 @@ class JobController(Controller):
             self.event(job, EVENT_WARNING, str(finished.get("reason", "")),
                        str(finished.get("message", "")))
 
+    def _stale(self, key: str, job: Mapping[str, Any]) -> bool:
+        """Whether the cached ``job`` is a version our own status write replaced.
+
+        The pod and job informers are independent: the pod cache can show a
+        tracking finalizer gone while the job cache still shows the status from
+        before that pod was recorded as uncounted, and syncing that view would
+        miss the pod and create a replacement. Once the cache shows anything
+        newer the record is dropped (an informer never goes back in time)."""
+        rv = str(_m(job.get("metadata")).get("resourceVersion") or "")
+        with self._lock:
+            superseded = self._superseded.get(key)
+            if superseded is None:
+                return False
+            if rv in superseded:
+                return True
+            del self._superseded[key]
+            return False
+
     def _write_status(self, job: Object) -> Object:
         """``UpdateStatus`` with the cached resourceVersion: a stale view is a Conflict
         (retried with back-off), never an overwrite. Zero counters are omitted as
@@ -1176,4 +1223,8 @@ class JobController(Controller):
         for key in ("active", "succeeded", "failed"):
             if not status.get(key):
                 status.pop(key, None)
-        return self.client.update(job, subresource="status")
+        replaced = str(job["metadata"].get("resourceVersion") or "")
+        written = self.client.update(job, subresource="status")
+        with self._lock:
+            self._superseded.setdefault(key_of(job), set()).add(replaced)
+        return written

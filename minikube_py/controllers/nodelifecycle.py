@@ -336,7 +336,10 @@ class NodeLifecycleController(Controller):
         if health is None:
             return False
         grace = self.grace_period if health.had_ready else self.startup_grace_period
-        return now > health.probe + grace
+        # The same boundary as _check_health (stale once the grace period has run
+        # out), so a node judged stale by its own reconcile is stale for the others'
+        # full-disruption check at that very instant too.
+        return now >= health.probe + grace
 
     def _mark_unknown(self, node: Object, now: float) -> Object:
         """Conditions Unknown for a silent node; written only when Ready changes."""

@@ -14,8 +14,13 @@ What it promises, per Job (``reconcile(namespace/name)``):
   finished``.
 * At expiry the Job is read again from the API, never the cache, so a TTL
   changed in the meantime is honoured; if it is still expired it is deleted
-  with ``propagationPolicy: Background`` and the resourceVersion just read as
-  a precondition, so a concurrent change wins and is looked at again.
+  with ``propagationPolicy: Foreground`` (as Kubernetes: the Job stays, with
+  the ``foregroundDeletion`` finalizer, until the garbage collector has
+  removed its pods) and the resourceVersion just read as a precondition, so a
+  concurrent change (or a Job re-created under the same name) wins and is
+  looked at again. Kubernetes' precondition is the UID only; the
+  resourceVersion implies it and also closes the TTL-changed-after-the-read
+  window.
 * Time comes from the injected ``clock`` (seconds since the epoch).
 
 Kubernetes records no event for this deletion, and neither does this controller.
@@ -135,7 +140,9 @@ class TTLAfterFinishedController(Controller):
             return left
         meta = fresh["metadata"]
         log.info("%s: cleaning up Job %s", self.name, key)
-        # A Conflict (changed since read) is retried: the next look sees the new version.
-        self.client.delete("jobs", namespace, name, propagation_policy="Background",
+        # Foreground, as Kubernetes: the Job is the last to go, so while its pods are
+        # being removed it still shows why. A Conflict (changed since read) is
+        # retried: the next look sees the new version.
+        self.client.delete("jobs", namespace, name, propagation_policy="Foreground",
                            preconditions={"resourceVersion": str(meta["resourceVersion"])})
         return None

@@ -27,27 +27,39 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from ..runtime.base import RuntimeClosing
+
 __all__ = ["Terminator", "parallel"]
 
 log = logging.getLogger(__name__)
 
 
 def parallel(jobs: Sequence[Callable[[], None]], *, name: str = "parallel") -> None:
-    """Run ``jobs`` concurrently and wait for all of them (errors are logged)."""
+    """Run ``jobs`` concurrently and wait for all of them (errors are logged).
+
+    Raises :class:`RuntimeClosing` if any job was abandoned because the runtime
+    is shutting down, so the teardown stops there instead of carrying on as if
+    the containers were stopped.
+    """
+    closing: list[RuntimeClosing] = []
     if len(jobs) == 1:
-        _guarded(jobs[0], name)
-        return
-    threads = [threading.Thread(target=_guarded, args=(job, name), daemon=True,
-                                name=f"{name}-{i}") for i, job in enumerate(jobs)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+        _guarded(jobs[0], name, closing)
+    else:
+        threads = [threading.Thread(target=_guarded, args=(job, name, closing), daemon=True,
+                                    name=f"{name}-{i}") for i, job in enumerate(jobs)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    if closing:
+        raise closing[0]
 
 
-def _guarded(job: Callable[[], None], name: str) -> None:
+def _guarded(job: Callable[[], None], name: str, closing: list[RuntimeClosing]) -> None:
     try:
         job()
+    except RuntimeClosing as exc:
+        closing.append(exc)
     except Exception:  # one failing stop must not hide the others
         log.exception("%s: job failed", name)
 
@@ -74,6 +86,8 @@ class Terminator:
     def _run(self, key: str, fn: Callable[[], None]) -> None:
         try:
             fn()
+        except RuntimeClosing as exc:  # shutting down: the next start finishes it
+            log.info("%s: teardown %s left for the next start (%s)", self.name, key, exc)
         except Exception:  # the next sync retries
             log.exception("%s: teardown %s failed", self.name, key)
         finally:

@@ -117,6 +117,11 @@ class ContainerRuntimeError(RuntimeError):
     """Base of every runtime failure; the message is meant for the user."""
 
 
+class RuntimeClosing(ContainerRuntimeError):
+    """An operation was abandoned because the runtime is shutting down; the
+    next start finds the container as it is and carries on."""
+
+
 class ImageNotFound(ContainerRuntimeError):
     """The image could not be pulled, or it is needed and not present."""
 

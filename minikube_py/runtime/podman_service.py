@@ -104,7 +104,10 @@ PODMAN_DEFAULT_RLIMIT = 1_048_576
 _MIN_RLIMIT = 1024
 _PROBE_ATTEMPTS = 6
 _START_TIMEOUT = 30.0
-_STOP_GRACE = 5.0
+#: Seconds our Podman service gets to exit on SIGTERM before SIGKILL. Short: it
+#: waits for in-flight requests, and a container stop in progress can take its
+#: whole grace period; the container keeps its state and our next start finishes it.
+_STOP_GRACE = 1.0
 _MIN_PODMAN = (4, 0)
 _MAX_SOCKET_PATH = 100
 INSTALL_HINT = "apt-get install podman runc"
@@ -457,7 +460,7 @@ class PodmanService:
             self.pid_path.unlink()
 
     def stop(self) -> None:
-        """Stop our own service (SIGTERM, SIGKILL after 5 s); containers keep running."""
+        """Stop our own service (SIGTERM, SIGKILL after 1 s); containers keep running."""
         proc, self._proc = self._proc, None
         if proc is not None:
             atexit.unregister(self.stop)
@@ -467,7 +470,7 @@ class PodmanService:
                     proc.wait(_STOP_GRACE)
                 except subprocess.TimeoutExpired:
                     proc.kill()
-                    proc.wait(_STOP_GRACE)
+                    proc.wait(5.0)
             with contextlib.suppress(FileNotFoundError):
                 self.pid_path.unlink()
             with contextlib.suppress(FileNotFoundError):

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -78,9 +79,20 @@ def start_daemon(state: Path, *extra: str, timeout: float = 60) -> Daemon:
             break
         daemon.log.append(line)
         if "daemon running" in line:
+            # Keep reading its log: a full pipe would block the daemon's logging
+            # (and so the daemon) once it has written 64 KiB.
+            threading.Thread(target=_drain, args=(proc, daemon.log), daemon=True).start()
             return daemon
     proc.kill()
     raise AssertionError("daemon did not start:\n" + "".join(daemon.log))
+
+
+def _drain(proc: subprocess.Popen[str], log: list[str], keep: int = 5000) -> None:
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        log.append(line)
+        if len(log) > keep:
+            del log[: len(log) - keep]
 
 
 def stop_daemon(daemon: Daemon) -> int:

@@ -125,26 +125,29 @@ def test_node_selector_and_required_affinity(cluster: Daemon):
 
 
 def test_six_replicas_of_a_replicaset_spread_two_per_node(cluster: Daemon):
+    # The ReplicaSet controller makes the pods; the scheduler's PodTopologySpread
+    # default constraints and SelectorSpread spread them over the three nodes.
+    pod = yaml.safe_load(pod_yaml("x", labels={"app": "spread"},
+                                  tolerations=[{"key": "dedicated", "operator": "Exists",
+                                                "effect": "NoSchedule"}]))
     rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "spread"},
           "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "spread"}},
                    "template": {"metadata": {"labels": {"app": "spread"}},
-                                "spec": {"containers": [{"name": "c", "image": "x:1"}]}}}}
-    created = json.loads(cluster.kubectl("create", "-f", "-", "-o", "json",
-                                         input=json.dumps(rs)).stdout)
-    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "spread",
-             "uid": created["metadata"]["uid"], "controller": True}
-    tolerate = [{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}]
-    for i in range(6):
-        obj = yaml.safe_load(pod_yaml(f"spread-{i}", labels={"app": "spread"},
-                                      tolerations=tolerate))
-        obj["metadata"]["ownerReferences"] = [owner]
-        cluster.kubectl("apply", "-f", "-", input=yaml.safe_dump(obj))
-    nodes = wait_for(lambda: [n for n in (node_of(cluster, f"spread-{i}") for i in range(6))
-                              if n] if all(node_of(cluster, f"spread-{i}")
-                                           for i in range(6)) else None, "all six bound")
+                                "spec": pod["spec"]}}}
+    cluster.kubectl("apply", "-f", "-", input=yaml.safe_dump(rs))
+
+    def bound() -> list[str] | None:
+        out = cluster.kubectl("get", "pods", "-l", "app=spread", "-o",
+                              "jsonpath={range .items[*]}{.spec.nodeName}{\"\\n\"}{end}").stdout
+        nodes = out.split()
+        return nodes if len(nodes) == 6 and len(out.splitlines()) == 6 else None
+
+    nodes = wait_for(bound, "all six bound")
     assert Counter(nodes) == {"node-a": 2, "node-b": 2, "node-gpu": 2}
-    cleanup(cluster, *[f"spread-{i}" for i in range(6)])
-    cluster.kubectl("delete", "rs", "spread")
+    cluster.kubectl("delete", "rs", "spread", "--wait=true")
+    assert wait_for(lambda: not cluster.kubectl("get", "pods", "-l", "app=spread", "-o",
+                                                "name").stdout.strip(),
+                    "the ReplicaSet's pods collected")
 
 
 def test_unschedulable_pod_is_placed_as_soon_as_room_frees(cluster: Daemon):
