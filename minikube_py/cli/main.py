@@ -1,7 +1,10 @@
 """Entry point of the ``minikube-py`` command.
 
-Each command lives in its own module and registers its arguments here. Exit
-codes follow kubectl: 0 on success, 1 on any error, with the error on stderr.
+Each command lives in its own module and registers its arguments here.
+Commands from layers above the CLI (the Textual dashboard's ``tui``) plug in
+through the ``minikube_py.commands`` entry-point group: an entry point names a
+``register(commands)`` function, so this module never imports them. Exit codes
+follow kubectl: 0 on success, 1 on any error, with the error on stderr.
 """
 
 from __future__ import annotations
@@ -9,10 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from .. import __version__
 from . import apply, daemon, delete, describe_cmd, events, explain, get, logs, rollout, scale
+
+#: Entry points in this group add commands: ``name = "package.module:register"``.
+PLUGIN_GROUP = "minikube_py.commands"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (daemon, apply, get, describe_cmd, delete, logs, scale, rollout, events,
                    explain):
         module.register(commands)
+    for plugin in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        plugin.load()(commands)
     version = commands.add_parser("version", help="print the version")
     version.set_defaults(func=lambda _args: print(f"minikube-py {__version__}") or 0)
     return parser
