@@ -37,7 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
                    explain):
         module.register(commands)
     for plugin in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
-        plugin.load()(commands)
+        try:
+            plugin.load()(commands)
+        except Exception as exc:  # a broken extra command must not take the others down
+            print(f"warning: the {plugin.name!r} command is unavailable: {exc}",
+                  file=sys.stderr)
     version = commands.add_parser("version", help="print the version")
     version.set_defaults(func=lambda _args: print(f"minikube-py {__version__}") or 0)
     return parser
