@@ -33,12 +33,12 @@ did before).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any, Final
 
 from .errors import FieldError, FieldPath, duplicate, forbidden, invalid, not_supported, required
 from .labels import SelectorError, selector_from_label_selector, validate_label_selector
 from .names import is_dns1123_label
+from .timefmt import parse_time as _time
 from .validation_meta import (
     IMMUTABLE_MSG,
     Errs,
@@ -398,15 +398,6 @@ def _spec_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> Errs:
 
 
 # ------------------------------------------------------------------- status
-
-
-def _time(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _parse_indexes(text: str, completions: int) -> str:

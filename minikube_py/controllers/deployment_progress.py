@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..api.timefmt import format_time, parse_time
 from .deployment_util import (
     AVAILABLE,
     MINIMUM_REPLICAS_AVAILABLE,
@@ -50,13 +51,11 @@ from .deployment_util import (
     Obj,
     actual_replicas,
     available_replicas,
-    format_time,
     has_progress_deadline,
     int_value,
     max_unavailable,
     meta,
     name_of,
-    parse_time,
     ready_replicas,
     replicas,
     spec,

@@ -38,8 +38,9 @@ import functools
 import json
 import struct
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
+
+from ..api.timefmt import parse_time
 
 Obj = dict[str, Any]
 
@@ -157,20 +158,6 @@ def controller_ref(d: Mapping[str, Any]) -> Obj:
 
 
 # ----------------------------------------------------------------- time
-
-
-def format_time(ts: float) -> str:
-    """RFC 3339 at second precision, as ``metav1.Time`` serialises."""
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_time(text: Any) -> float | None:
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 # ----------------------------------------------------------------- intstr

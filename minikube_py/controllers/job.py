@@ -69,11 +69,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from ..api.errors import Conflict, NotFound, StatusError
 from ..api.labels import SelectorError, selector_from_label_selector
+from ..api.timefmt import format_time as _rfc3339
+from ..api.timefmt import parse_time as _parse_time
 from ..client.base import Client, Object
 from ..client.events import EVENT_NORMAL, EVENT_WARNING, EventRecorder
 from ..client.informer import Handlers, key_of
@@ -121,19 +122,6 @@ def _m(value: Any) -> Mapping[str, Any]:
 
 def _int(value: Any, default: int = 0) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def _rfc3339(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _parse_time(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -36,11 +36,11 @@ import copy
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from ..api import kinds
 from ..api.errors import Conflict, NotFound, StatusError
+from ..api.timefmt import format_time as _now
 from ..client.base import Client, Object
 from ..client.events import EventRecorder
 from ..client.informer import Handlers
@@ -69,10 +69,6 @@ _CONDITION_TYPES = (
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = obj.get("metadata")
     return meta if isinstance(meta, Mapping) else {}
-
-
-def _now(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def deletion_conditions(*, errors: Sequence[Exception], remaining: Mapping[str, int],

@@ -61,10 +61,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from ..api.errors import NotFound
+from ..api.timefmt import format_time as _rfc3339
+from ..api.timefmt import parse_time as _parse_time
 from ..client.base import Client, Object
 from ..client.events import EVENT_NORMAL, EVENT_WARNING, EventRecorder
 from ..client.informer import Handlers, key_of
@@ -105,19 +106,6 @@ _FOREVER: Final = -1.0
 
 def _m(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _rfc3339(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _parse_time(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _node_condition(node: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:

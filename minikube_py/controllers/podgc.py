@@ -33,10 +33,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from ..api.errors import Conflict, NotFound
+from ..api.timefmt import format_time as _format_time
 from ..client.base import Client, Object
 from ..client.events import EventRecorder
 from ..client.informer import Handlers, key_of
@@ -54,10 +54,6 @@ ORPHAN_QUARANTINE = 40.0
 OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service"
 FIELD_MANAGER = "PodGC"
 TERMINATED = "terminated"
-
-
-def _format_time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -56,11 +56,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from ..api.errors import Conflict, Invalid, NotFound, StatusError
 from ..api.labels import Selector, SelectorError, selector_from_label_selector
+from ..api.timefmt import format_time, parse_time
 from ..client.base import Client, Object
 from ..client.events import EVENT_NORMAL, EVENT_WARNING, EventRecorder
 from ..client.expectations import ControllerExpectations
@@ -107,20 +107,6 @@ def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
     labels = _meta(obj).get("labels")
     return labels if isinstance(labels, Mapping) else {}
-
-
-def parse_time(value: Any) -> float | None:
-    """An RFC 3339 timestamp as epoch seconds (``None`` when absent or bad)."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
-def format_time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:

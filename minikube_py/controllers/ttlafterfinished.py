@@ -31,10 +31,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from typing import Any
 
 from ..api.errors import NotFound
+from ..api.timefmt import parse_time as _parse_time
 from ..client.base import Client
 from ..client.events import EventRecorder
 from ..client.shared import SharedInformers
@@ -47,15 +47,6 @@ log = logging.getLogger(__name__)
 
 def _m(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _parse_time(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _ttl(job: Mapping[str, Any]) -> int | None:

@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from ..api.errors import AlreadyExists, Conflict, NotFound
+from ..api.timefmt import format_time as rfc3339
 from ..client.base import Client, Object
 from ..nodes import HostInfo, HostReadings, NodeSpec, node_conditions, node_object
 from ..runtime.base import CONTAINER_RUNNING, LABEL_NODE, ContainerRuntime, Image
-from .status import rfc3339
 
 __all__ = ["ANNOTATION_CPU_USAGE", "ANNOTATION_MEMORY_USAGE", "MAX_NODE_IMAGES",
            "NodeStatusReporter"]

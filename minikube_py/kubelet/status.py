@@ -38,10 +38,10 @@ Rules (Kubernetes' unless said otherwise):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from ..api.qos import qos_class
+from ..api.timefmt import format_time as rfc3339
 from ..runtime.base import (
     CONTAINER_CREATED,
     CONTAINER_EXITED,
@@ -71,11 +71,6 @@ KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "Cont
 Obj = dict[str, Any]
 #: Waiting reasons the kubelet remembers per container name: (reason, message).
 Waiting = Mapping[str, tuple[str, str]]
-
-
-def rfc3339(ts: float) -> str:
-    """``metav1.Time``: RFC 3339, second precision, UTC."""
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def restart_count(c: ContainerStatus) -> int:

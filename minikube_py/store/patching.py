@@ -27,7 +27,8 @@ from ..api.patch import (
     record_update,
     strategic_merge_patch,
 )
-from .store import Object, format_time
+from ..api.timefmt import format_time
+from .store import Object
 
 if TYPE_CHECKING:
     from .registry import FieldValidation, Registry

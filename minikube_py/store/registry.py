@@ -71,6 +71,7 @@ from ..api.errors import (
     NotFound,
 )
 from ..api.qos import qos_class
+from ..api.timefmt import format_time
 from ..api.validation import check_create, check_update
 from ..api.validation_scheduling import (
     DEFAULT_PRIORITY,
@@ -79,7 +80,7 @@ from ..api.validation_scheduling import (
 )
 from . import patching, podsecurity, subresources
 from .podsecurity import SecurityPolicy
-from .store import DeleteResult, Object, Store, format_time
+from .store import DeleteResult, Object, Store
 
 #: Namespaces every cluster has, created at start-up if missing.
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")

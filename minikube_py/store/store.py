@@ -38,7 +38,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -57,6 +56,7 @@ from ..api.errors import (
 )
 from ..api.fields import FieldSelector, check_supported, field_value
 from ..api.labels import Selector
+from ..api.timefmt import format_time
 from .journal import (
     Durability,
     Journal,
@@ -97,11 +97,6 @@ def _dumps(obj: Any) -> str:
         return json.dumps(obj, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise BadRequest(f"object is not valid JSON: {exc}") from None
-
-
-def format_time(ts: float) -> str:
-    """RFC 3339 with second precision, as Kubernetes' metav1.Time serialises."""
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from ..api import kinds
 from ..api.errors import BadRequest, Conflict, FieldPath, Invalid, NotFound, invalid
 from ..api.labels import selector_from_label_selector
-from .store import Object, format_time
+from ..api.timefmt import format_time
+from .store import Object
 
 if TYPE_CHECKING:
     from .registry import Registry

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from minikube_py.kubelet.status import group_instances, pod_status, rfc3339
+from minikube_py.api.timefmt import format_time as rfc3339
+from minikube_py.kubelet.status import group_instances, pod_status
 from minikube_py.runtime.base import LABEL_RESTART_COUNT, ContainerStatus, Sandbox
 
 NOW = 1_800_000_000.0

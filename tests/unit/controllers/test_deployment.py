@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from minikube_py.api.errors import AlreadyExists, StatusError
+from minikube_py.api.timefmt import format_time
 from minikube_py.cli.rollout import RolloutFailed, status_message
 from minikube_py.client.informer import key_of
 from minikube_py.client.local import LocalClient
@@ -535,7 +536,7 @@ def test_min_ready_seconds_requeues_when_pods_become_available(env: Env):
         "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}})
     pod = env.client.get("pods", "default", "web-1")
     pod["status"]["conditions"] = [{"type": "Ready", "status": "True",
-                                    "lastTransitionTime": du.format_time(env.clock.now - 10)}]
+                                    "lastTransitionTime": format_time(env.clock.now - 10)}]
     env.client.update(pod, subresource="status")
     again = env.reconcile()
     assert again is not None and 20 <= again <= 22

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from minikube_py.api.timefmt import format_time
 from minikube_py.controllers import deployment_progress as dp
 from minikube_py.controllers import deployment_scaling as ds
 from minikube_py.controllers import deployment_util as du
@@ -394,8 +395,8 @@ def test_set_condition_keeps_transition_time_while_status_holds():
     dp.set_condition(st, dp.new_condition("Progressing", "True", "B", "b", 200))
     (cond,) = st["conditions"]
     assert cond["reason"] == "B"
-    assert cond["lastTransitionTime"] == du.format_time(100)
-    assert cond["lastUpdateTime"] == du.format_time(200)
+    assert cond["lastTransitionTime"] == format_time(100)
+    assert cond["lastUpdateTime"] == format_time(200)
     dp.set_condition(st, dp.new_condition("Progressing", "True", "B", "again", 300))
     assert st["conditions"][0]["message"] == "b"  # same status and reason: unchanged
 
@@ -444,7 +445,7 @@ def test_deployment_timed_out(deadline, reason, since, now, want):
     else:
         d["spec"]["progressDeadlineSeconds"] = deadline
     st = {"conditions": [{"type": "Progressing", "status": "True", "reason": reason,
-                          "lastUpdateTime": du.format_time(since)}]}
+                          "lastUpdateTime": format_time(since)}]}
     assert dp.deployment_timed_out(d, st, now) is want
 
 
@@ -484,7 +485,7 @@ def test_min_ready_requeue():
     def pod(ready_since: float) -> dict[str, Any]:
         return {"metadata": {}, "status": {"conditions": [
             {"type": "Ready", "status": "True",
-             "lastTransitionTime": du.format_time(ready_since)}]}}
+             "lastTransitionTime": format_time(ready_since)}]}}
     assert min_ready_requeue([pod(100)], 0, 101) is None
     assert min_ready_requeue([pod(100), pod(95)], 10, 101) == pytest.approx(5.0)
     assert min_ready_requeue([pod(80)], 10, 101) is None  # already available
