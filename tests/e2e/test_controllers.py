@@ -6,11 +6,13 @@ namespace deletion. Every wait is a bounded poll of the API."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import yaml
+
+from tests.waiting import wait_for
 
 from .conftest import Daemon, start_daemon, stop_daemon
 
@@ -25,16 +27,6 @@ def d(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     finally:
         assert stop_daemon(daemon) == 0
 
-
-def wait_for(predicate: Callable[[], Any], what: str, timeout: float = 30) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def apply(d: Daemon, obj: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ evicted after their toleration -> the ReplicaSet replaces them elsewhere."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ import pytest
 
 from minikube_py.client.local import LocalClient
 from minikube_py.controlplane import ControlPlane, Options
+from tests.waiting import wait_for
 
 GRACE = 3.0
 TOLERATION = 2
@@ -30,16 +31,6 @@ def plane(tmp_path: Path) -> Iterator[ControlPlane]:
     finally:
         cp.stop()
 
-
-def wait_for(predicate: Callable[[], Any], what: str, timeout: float = 30) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def deployment(replicas: int) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.waiting import wait_for
+
 from .conftest import Daemon, start_daemon, stop_daemon
 
 pytestmark = pytest.mark.e2e
@@ -56,15 +58,6 @@ def pod_yaml(name: str, *, cpu: str = "100m", labels: dict[str, str] | None = No
                "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}}}], **spec}}
     return yaml.safe_dump(obj)
 
-
-def wait_for(predicate: Any, what: str, timeout: float = 20) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def node_of(d: Daemon, name: str) -> str | None:
