@@ -20,6 +20,11 @@ Behaviour tests can rely on:
   :meth:`~FakeRuntime.stop_container` then waits (real time) for its
   ``timeout_seconds`` and kills it (exit 137), unless another stop with a
   shorter timeout kills it first -- for grace-period tests.
+  :meth:`~FakeRuntime.kill_container` kills a running container behind the
+  kubelet's back (an OOM kill, a crash, ``kill -9`` on the host): it exits at
+  once with the given code (default 137), reason ``Error`` (or the ``reason``
+  given, e.g. ``OOMKilled``), and the same ``container-stopped`` event a
+  normal exit emits -- for chaos and soak tests.
 * **Exec** (:meth:`~FakeRuntime.exec_sync`, exec probes and hooks): runs
   nothing; exits with ``FAKE_EXEC_EXIT_CODE`` (default 0) from the
   container's environment after ``FAKE_EXEC_DELAY`` seconds (default 0, real
@@ -37,9 +42,13 @@ Behaviour tests can rely on:
 * **Restarts**: :meth:`~FakeRuntime.simulate_restart` ends every event
   stream (as a restarted runtime drops its subscribers) and, with
   ``kill=True``, exits every running container and un-readies every sandbox.
-* **Sandboxes** get IPs unique within this instance, counting up from
-  ``<network>.0.2`` (default network ``10.88.0.0/16``: 10.88.0.2,
-  10.88.0.3, ... 10.88.1.1, ...).
+* **Sandboxes** get IPs unique among this instance's sandboxes, counting up
+  from ``<network>.0.2`` (default network ``10.88.0.0/16``: 10.88.0.2,
+  10.88.0.3, ... 10.88.1.1, ...; ``.0`` and ``.255`` are skipped). A removed
+  sandbox frees its IP; at the end of the range the count wraps around to the
+  first free address (as CNI's host-local IPAM does), so a node that churns
+  through pods never runs out. Only when every address is held by a sandbox
+  does :meth:`~FakeRuntime.run_sandbox` fail (:class:`~.base.InvalidState`).
 * **Logs**: each start writes a few lines, the first being
   ``<RFC3339> started <image> as <namespace>/<pod>/<container>``; an exit adds
   one more. ``follow`` waits on a condition variable (no polling) and ends when
@@ -204,6 +213,8 @@ class FakeRuntime:
         self._ids = itertools.count(1)
         self._network = ipaddress.IPv4Network(network)
         self._next_host = 2  # .0 is the network, .1 the gateway (as podman's bridge)
+        #: Host offsets (in the network) held by a sandbox not yet removed.
+        self._hosts_in_use: set[int] = set()
         self._subscribers: list[_EventStream] = []
         #: Container name -> exit code of :meth:`exec_sync`, overriding the
         #: container's ``FAKE_EXEC_EXIT_CODE`` (tests flip probes with it).
@@ -247,9 +258,10 @@ class FakeRuntime:
         now = self._clock()
         c.logs.append((now, f"{_rfc3339(now)} {text}\n".encode()))
 
-    def _exit(self, c: _Container, code: int, why: str) -> None:
+    def _exit(self, c: _Container, code: int, why: str, reason: str | None = None) -> None:
         now = self._clock()
-        reason = "Completed" if code == 0 else "Error"
+        if reason is None:
+            reason = "Completed" if code == 0 else "Error"
         self._log(c, f"{why}; exiting with code {code}")
         c.status = replace(c.status, state=CONTAINER_EXITED, exit_code=code, reason=reason,
                            finished_at=now)
@@ -259,12 +271,7 @@ class FakeRuntime:
 
     def run_sandbox(self, config: SandboxConfig) -> Sandbox:
         with self._cond:
-            host = self._next_host
-            while (host & 0xFF) in (0, 0xFF):
-                host += 1  # skip .0 and .255 so every address looks ordinary
-            if host >= self._network.num_addresses - 1:
-                raise InvalidState(f"no free pod IP left in {self._network}")
-            self._next_host = host + 1
+            host = self._allocate_host_locked()
             ip = str(self._network.network_address + host)
             sandbox = Sandbox(self._new_id(), ip, SANDBOX_READY, dict(config.labels),
                               self._clock())
@@ -272,6 +279,21 @@ class FakeRuntime:
             self._emit(EVENT_SANDBOX_READY, sandbox.id, "", sandbox.labels)
             self._cond.notify_all()
             return sandbox
+
+    def _allocate_host_locked(self) -> int:
+        """The next free host offset from ``_next_host`` on, wrapping around once."""
+        last = self._network.num_addresses - 2  # the broadcast address is never handed out
+        host = self._next_host
+        for _ in range(self._network.num_addresses):
+            if host > last:
+                host = 2
+            # Skip .0 and .255 so every address looks ordinary.
+            if (host & 0xFF) not in (0, 0xFF) and host not in self._hosts_in_use:
+                self._next_host = host + 1
+                self._hosts_in_use.add(host)
+                return host
+            host += 1
+        raise InvalidState(f"no free pod IP left in {self._network}")
 
     def stop_sandbox(self, sandbox_id: str, timeout: float = 0) -> None:
         with self._cond:
@@ -291,6 +313,8 @@ class FakeRuntime:
             entry = self._sandboxes.pop(sandbox_id, None)
             if entry is None:
                 return
+            self._hosts_in_use.discard(int(ipaddress.IPv4Address(entry.sandbox.ip))
+                                       - int(self._network.network_address))
             for cid in [cid for cid, c in self._containers.items()
                         if c.status.sandbox_id == sandbox_id]:
                 self._remove_locked(cid)
@@ -408,6 +432,27 @@ class FakeRuntime:
                                    reason="Completed", finished_at=self._clock())
                 self._emit(EVENT_CONTAINER_STOPPED, c.status.sandbox_id, c.status.id,
                            c.status.labels)
+            self._cond.notify_all()
+
+    def kill_container(self, container_id: str, exit_code: int = _SIGKILL_EXIT, *,
+                       reason: str | None = None) -> None:
+        """Kill a running container behind the kubelet's back (see the module docstring).
+
+        It exits at once with ``exit_code``; its reason is ``reason`` when given
+        (``OOMKilled``), else ``Error`` (``Completed`` for exit code 0). Emits
+        ``container-stopped`` as any exit does. Raises :class:`ContainerNotFound`
+        for an unknown id and :class:`InvalidState` when it is not running (it
+        exited, or never started), so a caller racing the kubelet knows the kill
+        did nothing.
+        """
+        with self._cond:
+            c = self._container(container_id)
+            if c.status.state != CONTAINER_RUNNING:
+                raise InvalidState(f'container "{container_id}" is {c.status.state}, '
+                                   "not running: it cannot be killed")
+            why = "killed (OOM)" if reason == "OOMKilled" else "killed"
+            self._exit(c, exit_code, why, reason)
+            # A stop waiting out a grace period for this container wakes up now.
             self._cond.notify_all()
 
     def _remove_locked(self, container_id: str) -> None:

@@ -353,3 +353,58 @@ def test_simulated_restart_ends_streams_and_can_kill_everything(rt):
     rt.simulate_restart(kill=True)
     assert state(rt, cid).state == "exited" and state(rt, cid).exit_code == 137
     assert rt.list_sandboxes()[0].state == "notready"
+
+
+def test_kill_container_behind_the_kubelets_back(rt, clock):
+    sb = sandbox(rt)
+    cid = run(rt, sb.id)
+    oom = run(rt, sb.id, name="hungry")
+    stream = rt.events()
+    clock.now += 3
+    rt.kill_container(cid)
+    c = state(rt, cid)
+    assert (c.state, c.exit_code, c.reason, c.finished_at) == ("exited", 137, "Error", NOW + 3)
+    rt.kill_container(oom, 137, reason="OOMKilled")
+    assert (state(rt, oom).exit_code, state(rt, oom).reason) == (137, "OOMKilled")
+    events = [(ev.type, ev.container_id) for ev in iter(lambda: stream.next(timeout=0), None)]
+    assert events == [("container-stopped", cid), ("container-stopped", oom)]
+    assert b"killed" in b"".join(rt.container_logs(cid))
+    with pytest.raises(InvalidState):
+        rt.kill_container(cid)  # already exited: the kill did nothing
+    with pytest.raises(ContainerNotFound):
+        rt.kill_container("no-such-container")
+    stream.stop()
+
+
+def test_kill_container_ends_a_graceful_stop_at_once(rt):
+    cid = run(rt, sandbox(rt).id, env=(("FAKE_IGNORE_SIGTERM", "1"),))
+    started = time.monotonic()
+    t = threading.Thread(target=rt.stop_container, args=(cid, 30))
+    t.start()
+    deadline = time.monotonic() + 5
+    while b"ignoring" not in b"".join(rt.container_logs(cid)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    rt.kill_container(cid, 1)
+    t.join(5)
+    assert not t.is_alive() and time.monotonic() - started < 5
+    assert (state(rt, cid).exit_code, state(rt, cid).reason) == (1, "Error")
+
+
+def test_removed_sandboxes_free_their_ips_for_reuse_after_a_wrap():
+    rt = FakeRuntime(network="10.90.0.0/24")  # .2 .. .254: 253 addresses
+    first = [sandbox(rt, f"p{i}") for i in range(253)]
+    with pytest.raises(InvalidState, match="no free pod IP"):
+        sandbox(rt, "full")
+    rt.remove_sandbox(first[5].id)  # 10.90.0.7
+    rt.remove_sandbox(first[1].id)  # 10.90.0.3
+    assert sandbox(rt, "again").ip == "10.90.0.3"  # wrapped: the first free one
+    assert sandbox(rt, "more").ip == "10.90.0.7"
+    for sb in first[10:]:
+        rt.remove_sandbox(sb.id)
+    # Churn far beyond the range: a node that keeps replacing pods never runs out.
+    live = [sandbox(rt, f"churn{i}") for i in range(5)]
+    for i in range(1000):
+        rt.remove_sandbox(live.pop(0).id)
+        live.append(sandbox(rt, f"churn-{i}"))
+    ips = [sb.ip for sb in rt.list_sandboxes()]
+    assert len(ips) == len(set(ips))
