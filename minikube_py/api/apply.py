@@ -927,7 +927,10 @@ def _apply(updater: _Updater, live: dict[str, Any] | None, cfg: dict[str, Any],
         text = problems[0] if len(problems) == 1 else "errors:\n" + "\n".join(
             "  " + p for p in problems)
         info = updater.info
-        raise errors.InternalError(
+        # Kubernetes answers this with a 500, but the fault is the request's (an
+        # unknown field, duplicate list keys): a 400, so hostile or mistaken
+        # apply configurations never look like server failures.
+        raise errors.BadRequest(
             f"failed to create typed patch object ({meta.get('namespace', '')}/"
             f"{meta.get('name', '')}; {_gvk_string(info.api_version, info.kind)}): {text}")
     cfg.pop("status", None)

@@ -696,7 +696,9 @@ def _parse_yaml(data: bytes, source: str) -> list[_Doc]:
             text = data[: e.position].decode("utf-8", "replace")
         line = text.count("\n") + 1
         col = len(text) - (text.rfind("\n") + 1) + 1
-        char = chr(e.character) if isinstance(e.character, int) else e.character
+        # libyaml may report a raw byte value that is no code point: show it as is.
+        char = chr(e.character) if isinstance(e.character, int) and \
+            0 <= e.character < 0x110000 else e.character
         raise ManifestError(
             f"{source}:{line}:{col}: character {char!r} is not allowed in YAML"
         ) from None
@@ -856,10 +858,15 @@ def parse_documents(data: bytes, source: str, *, json: bool = False) -> list[Doc
     """Parse YAML (or JSON) with the loader's safety limits and line tracking, but
     without requiring Kubernetes' ``apiVersion``/``kind`` (e.g. node configs).
 
-    Raises :class:`ManifestError` naming ``source`` and the line.
+    Raises :class:`ManifestError` naming ``source`` and the line; input that is not
+    UTF-8 (a BOM is skipped) is such an error too, never a ``UnicodeDecodeError``.
     """
+    # Decode up front, as load_text does: neither parser may see invalid UTF-8
+    # (the JSON one would raise UnicodeDecodeError, libyaml reports garbage
+    # "characters" that are not code points).
+    text, data = _decode(data, source)
     if json:
-        return _parse_json(data.decode("utf-8"), source)
+        return _parse_json(text, source)
     return _parse_yaml(data, source)
 
 

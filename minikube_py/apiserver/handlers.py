@@ -10,6 +10,13 @@ Response codes follow Kubernetes: create 201; get/update/patch 200 (an apply
 that creates, 201); delete 200 when gone, 202 while waiting for a grace period
 or finalizers; a deleted object is returned for pods (which carry their final
 status) and a ``Status`` of success for other kinds, as Kubernetes does.
+
+Hostile bodies are refused with a 400 before anything acts on them: JSON or
+YAML nested deeper than :data:`~minikube_py.api.manifest.MAX_DEPTH` levels,
+YAML whose aliases expand past the loader's budget ("billion laughs"),
+non-finite numbers, and ``DeleteOptions`` / ``Binding`` / ``Scale`` fields of
+the wrong type. A request that is refused changes nothing in the store: a
+delete-collection checks every deletion (dry run) before doing any.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from ..api import kinds, printers
 from ..api.errors import BadRequest, Expired, MethodNotAllowed, NotFound, StatusError
 from ..api.fields import parse_field_selector
 from ..api.labels import parse_selector
+from ..api.manifest import MAX_DEPTH, ManifestError, parse_documents
 from ..api.protobuf import decode_k8s_protobuf
 from ..store.registry import Registry
 from ..store.watch import WatchEvent
@@ -98,6 +106,87 @@ def _dry_run(query: Mapping[str, str], body: Mapping[str, Any] | None = None) ->
         if v and v != "All":
             raise BadRequest(f'dryRun: Unsupported value: "{v}": supported values: "All"')
     return "All" in values
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _check_depth(value: Any, what: str) -> None:
+    """Refuse ``value`` nested deeper than MAX_DEPTH (walked iteratively: a deep
+    value must not blow the stack here either). Deeper values would reach
+    recursive code (merge patches, validation, copies) and end in a 500."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= MAX_DEPTH:
+                raise BadRequest(f"{what} is nested deeper than {MAX_DEPTH} levels")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+
+
+def parse_json(raw: bytes, what: str = "the request body") -> Any:
+    """Decode a JSON body: BadRequest (never another exception) when it is not
+    JSON, holds NaN/Infinity, or nests deeper than MAX_DEPTH."""
+    try:
+        value = json.loads(raw, parse_constant=_reject_constant)
+    except RecursionError:
+        # The C decoder gives up at the interpreter's recursion limit, cleanly.
+        raise BadRequest(f"{what} is nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:
+        raise BadRequest(f"{what} is not valid JSON: {exc}") from None
+    _check_depth(value, what)
+    return value
+
+
+def parse_yaml(raw: bytes, what: str = "the request body") -> Any:
+    """Decode a single-document YAML body with the manifest loader's limits
+    (depth, alias expansion, string keys, standard tags only); BadRequest
+    otherwise. ``yaml.safe_load`` would share aliased nodes, so a 1 KiB
+    "billion laughs" body would be expanded when stored."""
+    try:
+        docs = parse_documents(raw, what)
+    except ManifestError as exc:
+        raise BadRequest(f"{what} is not valid YAML: {exc.message}") from None
+    if len(docs) > 1:
+        raise BadRequest(f"{what} must be a single YAML document, found {len(docs)}")
+    return docs[0].value if docs else None
+
+
+def _mapping(value: Any, what: str) -> dict[str, Any]:
+    """``value`` if it is an object (or absent: {}); BadRequest naming ``what``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadRequest(f"{what} must be an object, not {type(value).__name__}")
+    return value
+
+
+_PROPAGATION = ("Orphan", "Background", "Foreground")
+
+
+def _validate_delete_options(opts: Mapping[str, Any]) -> None:
+    """DeleteOptions field types, as Kubernetes' decoder and validation check
+    them before deleting anything (a wrong type must not be ignored: a
+    ``dryRun`` that is not a list would otherwise delete for real)."""
+    grace = opts.get("gracePeriodSeconds")
+    if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)):
+        raise BadRequest(f"DeleteOptions.gracePeriodSeconds must be an integer, not {grace!r}")
+    policy = opts.get("propagationPolicy")
+    if policy is not None and policy not in _PROPAGATION:
+        raise BadRequest(f'propagationPolicy "{policy}" is not supported: use one of '
+                         f'{", ".join(_PROPAGATION)}')
+    orphan = opts.get("orphanDependents")
+    if orphan is not None and not isinstance(orphan, bool):
+        raise BadRequest(f"DeleteOptions.orphanDependents must be a boolean, not {orphan!r}")
+    pre = _mapping(opts.get("preconditions"), "DeleteOptions.preconditions")
+    for key in ("uid", "resourceVersion"):
+        if pre.get(key) is not None and not isinstance(pre[key], str):
+            raise BadRequest(f"DeleteOptions.preconditions.{key} must be a string")
+    dry = opts.get("dryRun")
+    if dry is not None and not (isinstance(dry, list) and all(isinstance(v, str) for v in dry)):
+        raise BadRequest(f"DeleteOptions.dryRun must be a list of strings, not {dry!r}")
 
 
 def _meta_only(obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -285,12 +374,9 @@ class ResourceHandlers:
         kind = body_type(req.headers.get("content-type"), patch=False)
         if kind == "protobuf":
             return decode_k8s_protobuf(req.body)
-        try:
-            if kind == "yaml":
-                return yaml.safe_load(req.body.decode())
-            return json.loads(req.body)
-        except (ValueError, yaml.YAMLError) as exc:
-            raise BadRequest(f"the request body is not valid {kind.upper()}: {exc}") from None
+        if kind == "yaml":
+            return parse_yaml(req.body)
+        return parse_json(req.body)
 
     def _object_body(self, target: Target, req: Request) -> dict[str, Any]:
         obj = self._body(req)
@@ -332,12 +418,9 @@ class ResourceHandlers:
         if len(req.body) > MAX_BODY:
             raise _too_large()
         kind = body_type(req.headers.get("content-type"), patch=True)
-        try:
-            text = req.body.decode()
-            return kind, (yaml.safe_load(text) if kind == "apply" else json.loads(text))
-        except (ValueError, yaml.YAMLError) as exc:
-            raise BadRequest(f"the patch is not valid {'YAML' if kind == 'apply' else 'JSON'}: "
-                             f"{exc}") from None
+        if kind == "apply":
+            return kind, parse_yaml(req.body, "the patch")
+        return kind, parse_json(req.body, "the patch")
 
     def _patch(self, target: Target, req: Request, wanted: Wanted) -> Response:
         kind, body = self._patch_body(req)
@@ -363,6 +446,7 @@ class ResourceHandlers:
             opts["gracePeriodSeconds"] = grace
         if q.get("propagationPolicy"):
             opts["propagationPolicy"] = q["propagationPolicy"]
+        _validate_delete_options(opts)
         if q.get("orphanDependents") and "propagationPolicy" not in opts:
             opts["propagationPolicy"] = "Orphan" if _flag(q, "orphanDependents") else \
                 "Background"
@@ -399,17 +483,23 @@ class ResourceHandlers:
         fields = parse_field_selector(q["fieldSelector"]) if q.get("fieldSelector") else None
         items = self.store.list(target.resource, namespace=target.namespace,
                                 label_selector=label, field_selector=fields).items
-        deleted = []
-        for obj in items:
-            meta = obj["metadata"]
-            try:
-                deleted.append(self.registry.delete(
-                    target.resource, meta.get("namespace"), meta["name"],
-                    grace_period_seconds=opts.get("gracePeriodSeconds"),
-                    propagation_policy=opts.get("propagationPolicy"),
-                    dry_run=opts["dryRun"]).object)
-            except NotFound:
-                continue  # gone meanwhile: that is what was asked
+        deleted: list[dict[str, Any]] = []
+        # Two passes: every deletion is first tried as a dry run, so one refused
+        # item (a system namespace or priority class) fails the request before
+        # any other item is gone — a refused request changes nothing.
+        passes = (True,) if opts["dryRun"] else (True, False)
+        for dry_run in passes:
+            deleted = []
+            for obj in items:
+                meta = obj["metadata"]
+                try:
+                    deleted.append(self.registry.delete(
+                        target.resource, meta.get("namespace"), meta["name"],
+                        grace_period_seconds=opts.get("gracePeriodSeconds"),
+                        propagation_policy=opts.get("propagationPolicy"),
+                        dry_run=dry_run).object)
+                except NotFound:
+                    continue  # gone meanwhile: that is what was asked
         return json_response({"kind": f"{target.info.kind}List",
                               "apiVersion": target.info.api_version,
                               "metadata": {"resourceVersion": str(self.store.resource_version)},
@@ -423,13 +513,16 @@ class ResourceHandlers:
         body = self._body(req)
         if not isinstance(body, dict) or body.get("kind") not in (None, "Binding"):
             raise BadRequest("the body must be a v1 Binding")
-        target_ref = body.get("target") or {}
-        name = str((body.get("metadata") or {}).get("name") or target.name or "")
+        target_ref = _mapping(body.get("target"), "Binding.target")
+        meta = _mapping(body.get("metadata"), "Binding.metadata")
+        node, uid = target_ref.get("name", ""), meta.get("uid")
+        if not isinstance(node, str) or not isinstance(uid, str | None):
+            raise BadRequest("Binding.target.name and Binding.metadata.uid must be strings")
+        name = str(meta.get("name") or target.name or "")
         if target.name and name != target.name:
             raise BadRequest(f"the name of the binding ({name}) does not match the pod "
                              f"({target.name})")
-        self.registry.bind(target.namespace or "default", name, str(target_ref.get("name", "")),
-                           uid=(body.get("metadata") or {}).get("uid"),
+        self.registry.bind(target.namespace or "default", name, node, uid=uid,
                            dry_run=_dry_run(req.query))
         return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {},
                               "status": "Success", "code": 201}, 201)
@@ -454,10 +547,12 @@ class ResourceHandlers:
                 new = json_merge_patch(current, body)  # Scale has no lists: all agree
             else:
                 raise BadRequest(f"patch type {kind} is not supported on scale")
-            pinned = (body.get("metadata") or {}).get("resourceVersion") \
-                if isinstance(body, dict) else None
-            if not pinned:
-                new.setdefault("metadata", {}).pop("resourceVersion", None)
+            if not isinstance(new, dict):
+                raise BadRequest("the patched Scale must be an object")
+            patch_meta = body.get("metadata") if isinstance(body, dict) else None
+            pinned = patch_meta.get("resourceVersion") if isinstance(patch_meta, dict) else None
+            if not pinned and isinstance(new.get("metadata"), dict):
+                new["metadata"].pop("resourceVersion", None)
             return json_response(self.registry.update_scale(target.resource, ns, name, new,
                                                             dry_run=_dry_run(req.query)))
         raise MethodNotAllowed(f"{req.method} is not supported on {target.resource}/scale")

@@ -12,6 +12,14 @@ Contract:
   unexpected exception is logged with its traceback and answered 500, and the
   server keeps serving.
 * Request bodies over 3 MiB are refused with 413 before being read.
+* Requests the stdlib refuses before routing (a malformed request line, an
+  unknown method, a URI or headers too long) are answered with a ``Status``
+  too, never an HTML page; an unknown method is a 405, as in Kubernetes, and
+  so is anything but GET on a read-only path (health, version, discovery,
+  OpenAPI, the scheduler's records).
+* A connection is closed "lingering": what the client still sends is read and
+  dropped for up to a second, so an answer given before the whole request was
+  read (413, 405) is not lost to a TCP reset.
 * Streams (watch, ``log -f``) are chunked and end within about a second of
   the client going away or the server stopping.
 """
@@ -20,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import json
 import logging
 import select
 import socket
@@ -27,6 +36,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -34,6 +44,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from ..api.errors import (
     BadRequest,
     InternalError,
+    MethodNotAllowed,
     NotFound,
     RequestEntityTooLarge,
     StatusError,
@@ -48,7 +59,13 @@ log = logging.getLogger(__name__)
 
 #: Oversized bodies up to this size are read and dropped so the 413 reaches the client.
 _DRAIN_LIMIT = 16 * 1024 * 1024
+#: How long a closing connection keeps reading (and dropping) what the client still sends.
+_LINGER_SECONDS = 1.0
 
+#: Status reasons for the codes the stdlib's request parsing can answer with;
+#: codes Kubernetes has no reason for get the empty (Unknown) reason, as there.
+_EARLY_REASONS = {400: "BadRequest", 405: "MethodNotAllowed", 408: "Timeout",
+                  413: "RequestEntityTooLarge"}
 
 
 class SchedulerInfo(Protocol):
@@ -136,6 +153,8 @@ class APIServer:
 
     def route(self, req: Request) -> Response:
         path = req.path.rstrip("/") or "/"
+        if path in ("/livez", "/healthz", "/readyz", "/version") and req.method != "GET":
+            raise _read_only(req.method)
         if path in ("/livez", "/healthz"):
             return Response(200, b"ok", "text/plain")
         if path == "/readyz":
@@ -150,7 +169,12 @@ class APIServer:
         target = resolve(path)
         if target is not None:
             return self.handlers.handle(target, req)
-        return self._non_resource(path, req)
+        resp = self._non_resource(path, req)
+        if req.method != "GET":
+            # Discovery, OpenAPI and the scheduler's records are read-only; the
+            # lookup above ran first so an unknown path stays a 404.
+            raise _read_only(req.method)
+        return resp
 
     def _non_resource(self, path: str, req: Request) -> Response:
         host = req.headers.get("host", "127.0.0.1")
@@ -192,6 +216,10 @@ class APIServer:
         raise NotFound("use /debug/scheduler/decisions/NAMESPACE/NAME or /debug/scheduler/queue")
 
 
+def _read_only(method: str) -> MethodNotAllowed:
+    return MethodNotAllowed(f"{method} is not supported here: this path is read-only")
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -200,6 +228,31 @@ class _Server(ThreadingHTTPServer):
                  api: APIServer) -> None:
         self.api = api
         super().__init__(address, handler)
+
+    def shutdown_request(self, request: Any) -> None:
+        """Close a connection without losing the last answer ("lingering close").
+
+        When we answer before reading all a client sent (a refused chunked
+        body, an unknown method with a body, a 413), closing a socket with
+        unread input makes the kernel send a reset, and the client's kernel
+        may then drop our answer before the client reads it. So: stop
+        writing (the client sees the end of our answer), read and drop what
+        is still coming for a moment, then close.
+        """
+        with contextlib.suppress(OSError):
+            request.shutdown(socket.SHUT_WR)
+        deadline, drained = time.monotonic() + _LINGER_SECONDS, 0
+        with contextlib.suppress(OSError, ValueError):
+            while drained < _DRAIN_LIMIT:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                request.settimeout(remaining)
+                chunk = request.recv(1 << 16)
+                if not chunk:
+                    break
+                drained += len(chunk)
+        self.close_request(request)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -249,6 +302,38 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
 
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
+        """Answer what the stdlib refused before routing with a ``Status``.
+
+        ``BaseHTTPRequestHandler`` calls this for a malformed request line, an
+        unsupported HTTP version, a request line or headers too long, and a
+        method with no ``do_*`` (its 501, Kubernetes' 405). Its own answer is an
+        HTML page, which no Kubernetes client can read. The connection is
+        closed afterwards: what follows the bad request cannot be trusted.
+        """
+        if code == HTTPStatus.NOT_IMPLEMENTED:
+            code, message = 405, f"the server does not allow the method {self.command!r}"
+        if self.request_version == "HTTP/0.9":
+            # The request line was unreadable, so its version is the stdlib's
+            # default, whose answers have no status line: answer in HTTP/1.1.
+            self.request_version = "HTTP/1.1"
+        phrase = self.responses.get(code, ("Error", ""))[0]
+        status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                  "message": message or phrase, "reason": _EARLY_REASONS.get(code, ""),
+                  "code": code}
+        body = json.dumps(status, separators=(",", ":")).encode()
+        log.debug("refused %r from %s: %d %s", self.requestline, self.address_string(), code,
+                  message)
+        self.close_connection = True
+        self.send_response(code)
+        self.send_header("Connection", "close")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
     # ------------------------------------------------------------------ serving
 
     def _serve(self, method: str) -> None:
@@ -281,6 +366,10 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self.close_connection = True
             raise BadRequest("Content-Length is not a number") from None
+        if length < 0:
+            # rfile.read(-n) would read until the client hangs up (or fail).
+            self.close_connection = True
+            raise BadRequest("Content-Length must not be negative")
         if length > MAX_BODY:
             # Read (and drop) a moderately oversized body so the client, still sending,
             # gets the 413 instead of a broken pipe; past that, just hang up.
@@ -312,6 +401,10 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self.send_response(resp.status)
             self.send_header("Content-Type", resp.content_type)
+            if self.close_connection:
+                # Say so (after a refused body, say): a client that reuses the
+                # connection would otherwise send its next request into a close.
+                self.send_header("Connection", "close")
             for name, value in resp.headers:
                 self.send_header(name, value)
             if resp.stream is None:

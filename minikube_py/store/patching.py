@@ -130,9 +130,15 @@ def _apply_create(registry: Registry, info: kinds.KindInfo, ns: str | None, name
                            dry_run=dry_run, warnings=warnings)
 
 
-def _check_identity(info: kinds.KindInfo, new: Mapping[str, Any], ns: str | None,
-                    name: str) -> None:
+def _check_identity(info: kinds.KindInfo, new: Any, ns: str | None, name: str) -> None:
+    """The patched object still is the object on the URL (and still an object:
+    a patch may have replaced it, or its metadata, with anything)."""
+    if not isinstance(new, Mapping):
+        raise BadRequest(f"the patched object must be a JSON object, not {type(new).__name__}")
     meta = new.get("metadata") or {}
+    if not isinstance(meta, Mapping):
+        raise BadRequest(f"{info.kind} in version \"{info.version}\" cannot be handled as a "
+                         f"{info.kind}: metadata: expected object, got {type(meta).__name__}")
     if meta.get("name") != name:
         raise BadRequest(f"the name of the object ({meta.get('name')}) does not match the "
                          f"name on the URL ({name})")

@@ -359,6 +359,10 @@ class Registry:
             raise _forbidden(info, name, "this is a system priority class and cannot be "
                              "deleted")
         current = self.store.get(resource, ns, name)
+        if info.kind == "Namespace" and name in _IMMORTAL_NAMESPACES:
+            # Before the dry-run exit: a dry run must refuse what the real delete
+            # would (delete-collection relies on it to change nothing when refused).
+            raise _immortal(name)
         if dry_run:
             return DeleteResult(current, True)
         grace = grace_period_seconds
@@ -380,8 +384,7 @@ class Registry:
         every other finalizer is removed."""
         name = ns["metadata"]["name"]
         if name in _IMMORTAL_NAMESPACES:
-            raise Forbidden(f'namespaces "{name}" is forbidden: this namespace may not be '
-                            "deleted")
+            raise _immortal(name)
         spec_finalizers = (ns.get("spec") or {}).get("finalizers") or []
         # Only the namespace controller's own token on an empty namespace lets it
         # go at once (what the controller would do next); anything else waits.
@@ -609,6 +612,10 @@ def _keep_pod_priority(new: Object, old: Object) -> None:
     for key in ("priority", "preemptionPolicy"):
         if new_spec.get(key) is None and old_spec.get(key) is not None:
             new_spec[key] = old_spec[key]
+
+
+def _immortal(name: str) -> Forbidden:
+    return Forbidden(f'namespaces "{name}" is forbidden: this namespace may not be deleted')
 
 
 def _pod_grace(pod: Mapping[str, Any], requested: int | None) -> int:

@@ -91,7 +91,11 @@ def update_scale(registry: Registry, resource: str, namespace: str, name: str,
                  scale: Mapping[str, Any], *, dry_run: bool = False) -> Object:
     """Set ``spec.replicas`` from a Scale; its resourceVersion, if set, is a precondition."""
     info = _scalable(resource)
-    replicas = (scale.get("spec") or {}).get("replicas")
+    spec, meta = scale.get("spec") or {}, scale.get("metadata") or {}
+    if not isinstance(spec, Mapping) or not isinstance(meta, Mapping):
+        raise BadRequest('Scale in version "v1" cannot be handled as a Scale: spec and '
+                         "metadata must be objects")
+    replicas = spec.get("replicas")
     if isinstance(replicas, bool) or not isinstance(replicas, int):
         raise BadRequest(f"Scale in version \"v1\" cannot be handled as a Scale: spec.replicas: "
                          f"expected integer, got {replicas!r}")
@@ -99,7 +103,7 @@ def update_scale(registry: Registry, resource: str, namespace: str, name: str,
         raise Invalid.of("Scale", name, [invalid(FieldPath.root("spec", "replicas"), replicas,
                                                   "must be greater than or equal to 0")],
                          group="autoscaling")
-    wanted_rv = str((scale.get("metadata") or {}).get("resourceVersion") or "")
+    wanted_rv = str(meta.get("resourceVersion") or "")
     obj = registry.store.get(resource, namespace, name)
     if wanted_rv and wanted_rv != obj["metadata"]["resourceVersion"]:
         raise Conflict.of(info.group_resource, name, "the object has been modified; please "

@@ -332,14 +332,14 @@ def test_apply_configuration_that_does_not_type_check() -> None:
     config = copy.deepcopy(DEPLOY)
     containers = config["spec"]["template"]["spec"]["containers"]
     containers.append(dict(containers[0]))
-    with pytest.raises(errors.InternalError) as exc:
+    with pytest.raises(errors.BadRequest) as exc:
         apply(None, config)
     assert exc.value.message == (
         "failed to create typed patch object (default/web; apps/v1, Kind=Deployment): "
         '.spec.template.spec.containers: duplicate entries for key [name="web"]')
     config = copy.deepcopy(DEPLOY)
     config["spec"]["resources"] = {}
-    with pytest.raises(errors.InternalError) as exc:
+    with pytest.raises(errors.BadRequest) as exc:
         apply(None, config)
     assert exc.value.message.endswith(": .spec.resources: field not declared in schema")
 
