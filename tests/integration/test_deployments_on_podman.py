@@ -48,8 +48,12 @@ def deployment(image: str, replicas: int = 5) -> str:
                                 "imagePullPolicy": "IfNotPresent",
                                 "command": ["sh", "-c", "sleep 3600"],
                                 "resources": {"requests": {"cpu": "10m", "memory": "8Mi"}},
+                                # A generous exec timeout: on a loaded host a Podman exec
+                                # can take over the 1 s default, and this test is about
+                                # rollouts, not probe latency.
                                 "readinessProbe": {"exec": {"command": ["true"]},
-                                                   "periodSeconds": 1}}]}}}})
+                                                   "periodSeconds": 1,
+                                                   "timeoutSeconds": 5}}]}}}})
 
 
 def podman_ps(d: Daemon) -> list[dict[str, Any]]:
