@@ -707,9 +707,18 @@ def _parse_yaml(data: bytes, source: str) -> list[_Doc]:
             events.dispose()
 
 
+#: libyaml's own words for its nesting cap.
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+
+
 def _yaml_message(e: yaml.MarkedYAMLError, source: str) -> str:
     mark = e.problem_mark or e.context_mark
     problem = e.problem or e.context or "invalid YAML"
+    if problem == _LIBYAML_TOO_DEEP:
+        # libyaml (PyYAML >= 6.0.3's C loader) looks ahead and has its own cap at
+        # 1000 levels, which it may hit before our reader reaches level 101 of a
+        # flow collection: one message for one limit, whoever noticed it first.
+        problem = f"nesting deeper than {MAX_DEPTH} levels"
     where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
     message = f"{where}: {problem}"
     # The context ("while scanning a simple key") often points at the real

@@ -4,8 +4,11 @@ Scheduling keeps the sum of requests within a node's allocatable, but only a
 cgroup stops the containers of a node from using more than its share of the
 host. :class:`NodeCgroup` promises:
 
-* :meth:`~NodeCgroup.setup` creates ``minikube-py/<node>`` under the cgroup
-  root and sets its limits to the node's allocatable:
+* :meth:`~NodeCgroup.setup` creates ``minikube-py/<cluster>/<node>`` under the
+  cgroup root (``minikube-py/<node>`` without a cluster id) and sets its limits
+  to the node's allocatable. The cluster id keeps two clusters on one host
+  apart: both have a ``node-1``, and sharing its cgroup would let one rewrite
+  (or, when it stops, remove) the other's limits:
 
   - **cgroup v1** (``<root>/cpu`` or ``<root>/cpu,cpuacct``, and
     ``<root>/memory``): ``cpu.cfs_period_us`` = 100000 and
@@ -13,17 +16,17 @@ host. :class:`NodeCgroup` promises:
     ``memory.limit_in_bytes`` in the memory one;
   - **cgroup v2** (``<root>/cgroup.controllers`` exists): ``cpu.max`` =
     ``<quota> 100000`` and ``memory.max``, after enabling ``+cpu +memory``
-    in ``cgroup.subtree_control`` of the root, of ``minikube-py`` and of the
+    in ``cgroup.subtree_control`` of the root, of every level down to the
     node's cgroup (so the pods' cgroups below it get the controllers).
 
-  It returns the cgroup parent for sandboxes (``minikube-py/<node>``, the
-  path below the root of each hierarchy), or ``""`` when the host does not
+  It returns the cgroup parent for sandboxes (``/minikube-py/<cluster>/<node>``,
+  the path below the root of each hierarchy), or ``""`` when the host does not
   allow it (no permission, read-only cgroupfs, controller missing, no
   cgroupfs at all). That is logged as ONE warning per cgroup root per process,
   saying that CPU and memory are then held only by scheduling; the kubelet
   goes on. Existing cgroups are reused and their limits rewritten.
-* :meth:`~NodeCgroup.teardown` removes the node's cgroup (and
-  ``minikube-py`` when that is left empty) only when it is empty: a cgroup
+* :meth:`~NodeCgroup.teardown` removes the node's cgroup (and the levels
+  above it that are left empty) only when it is empty: a cgroup
   that still holds a container (a stopped kubelet leaves them running) is
   kept, silently.
 * ``root=None`` disables all of it (``setup`` returns ``""``). Tests point
@@ -100,8 +103,11 @@ class NodeCgroup:
     """The cgroup of one virtual node (see the module contract)."""
 
     def __init__(self, node: str, *, cpu_millis: int, memory_bytes: int,
-                 root: Path | None = DEFAULT_CGROUP_ROOT) -> None:
+                 root: Path | None = DEFAULT_CGROUP_ROOT, cluster: str = "") -> None:
+        if "/" in node or "/" in cluster or node in ("", ".", "..") or cluster in (".", ".."):
+            raise ValueError(f"node {node!r} / cluster {cluster!r}: not a cgroup name")
         self.node = node
+        self.cluster = cluster
         self.cpu_millis = cpu_millis
         self.memory_bytes = memory_bytes
         self.root = Path(root) if root is not None else None
@@ -113,7 +119,12 @@ class NodeCgroup:
 
     @property
     def relative_path(self) -> str:
-        return f"{CGROUP_PARENT}/{self.node}"
+        return "/".join(self._levels)
+
+    @property
+    def _levels(self) -> list[str]:
+        """The path below the hierarchy's root, one directory per level."""
+        return [CGROUP_PARENT, *([self.cluster] if self.cluster else []), self.node]
 
     @property
     def quota_us(self) -> int:
@@ -148,11 +159,13 @@ class NodeCgroup:
         return self.parent
 
     def _setup_v1(self, cpu: Path, memory: Path) -> None:
-        cpu_dir = cpu / CGROUP_PARENT / self.node
-        mem_dir = memory / CGROUP_PARENT / self.node
-        for d in (cpu_dir, mem_dir):
-            _mkdir(d.parent)
-            _mkdir(d)
+        cpu_dir = cpu / self.relative_path
+        mem_dir = memory / self.relative_path
+        for hierarchy in (cpu, memory):
+            d = hierarchy
+            for level in self._levels:
+                d = d / level
+                _mkdir(d)
             self._node_dirs.append(d)
         _write(cpu_dir / "cpu.cfs_period_us", str(CPU_PERIOD_US))
         _write(cpu_dir / "cpu.cfs_quota_us", str(self.quota_us))
@@ -164,12 +177,13 @@ class NodeCgroup:
         if missing:
             raise _Unavailable(f"cgroup v2 controller(s) {', '.join(missing)} not available "
                                f"in {root}")
-        parent = root / CGROUP_PARENT
-        node_dir = parent / self.node
         self._enable(root)
-        _mkdir(parent)
-        self._enable(parent)
-        _mkdir(node_dir)
+        node_dir = root
+        for level in self._levels:
+            node_dir = node_dir / level
+            _mkdir(node_dir)
+            if level != self.node:
+                self._enable(node_dir)
         self._node_dirs.append(node_dir)
         _write(node_dir / "cpu.max", f"{self.quota_us} {CPU_PERIOD_US}")
         _write(node_dir / "memory.max", str(self.memory_bytes))
@@ -201,9 +215,11 @@ class NodeCgroup:
             log.debug(message, self.node, why)
 
     def teardown(self) -> None:
-        """Remove the node's cgroup (and the shared parent) when empty."""
+        """Remove the node's cgroup (and the levels above it) when empty."""
         for d in self._node_dirs:
-            if _remove_if_empty(d):
-                _remove_if_empty(d.parent)
+            for _ in self._levels:
+                if not _remove_if_empty(d):
+                    break
+                d = d.parent
         self._node_dirs = []
         self.parent = ""

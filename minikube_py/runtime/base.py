@@ -171,7 +171,7 @@ class SandboxConfig:
     labels: Mapping[str, str] = field(default_factory=dict)
     hostname: str = ""
     port_mappings: tuple[PortMapping, ...] = ()
-    #: The node's cgroup (e.g. ``minikube-py/node-1``) the pod's cgroups go under,
+    #: The node's cgroup (e.g. ``/minikube-py/<cluster>/node-1``) the pod's cgroups go under,
     #: so the kernel enforces the virtual node's size; empty: the runtime's default.
     cgroup_parent: str = ""
 

@@ -324,9 +324,11 @@ def test_pods_run_inside_their_nodes_cgroup(cluster: Daemon):
     node = pod(cluster, "carved")["spec"]["nodeName"]
     memory_line = next(line for line in cluster.kubectl("logs", "carved").stdout.splitlines()
                        if ":memory:" in line)
-    assert memory_line.split(":", 2)[2].startswith(f"/minikube-py/{node}/")
+    # Under this cluster's id: another cluster's node-1 is another cgroup.
+    cluster_id = (cluster.state / "cluster-id").read_text().strip()
+    assert memory_line.split(":", 2)[2].startswith(f"/minikube-py/{cluster_id}/{node}/")
     node_obj = json.loads(cluster.kubectl("get", "node", node, "-o", "json").stdout)
-    limit = Path(f"/sys/fs/cgroup/memory/minikube-py/{node}/memory.limit_in_bytes")
+    limit = Path(f"/sys/fs/cgroup/memory/minikube-py/{cluster_id}/{node}/memory.limit_in_bytes")
     if limit.exists():  # cgroup v1 (this host); v2 hosts expose memory.max instead
         from minikube_py.api.quantity import Quantity
         assert int(limit.read_text()) == Quantity.parse(

@@ -130,3 +130,31 @@ def test_kubelet_without_a_cgroup_runs_pods_anyway(client, make_kubelet, runtime
     pod_in_phase(client, "web", "Running")
     [sb] = runtime.list_sandboxes()
     assert runtime.sandbox_config(sb.id).cgroup_parent == ""
+
+
+@pytest.mark.parametrize("tree", ["v1", "v2"])
+def test_two_clusters_with_the_same_node_names_keep_their_own_cgroups(tmp_path, tree):
+    root = v1_tree(tmp_path / "cg") if tree == "v1" else v2_tree(tmp_path / "cg")
+    mem = root / "memory" if tree == "v1" else root
+    limit = "memory.limit_in_bytes" if tree == "v1" else "memory.max"
+    first = NodeCgroup("node-1", cpu_millis=1000, memory_bytes=GI, root=root, cluster="aaa")
+    second = NodeCgroup("node-1", cpu_millis=500, memory_bytes=2 * GI, root=root, cluster="bbb")
+    assert first.setup() == "/minikube-py/aaa/node-1"
+    assert second.setup() == "/minikube-py/bbb/node-1"
+    assert (mem / "minikube-py/aaa/node-1" / limit).read_text() == str(GI)
+    assert (mem / "minikube-py/bbb/node-1" / limit).read_text() == str(2 * GI)
+    if tree == "v2":
+        for d in (root / "minikube-py", root / "minikube-py/aaa"):
+            assert (d / "cgroup.subtree_control").read_text() == "+cpu +memory"
+    # The second cluster stopping leaves the first one's cgroup and limit alone.
+    second.teardown()
+    assert not (mem / "minikube-py/bbb").exists()
+    assert (mem / "minikube-py/aaa/node-1" / limit).read_text() == str(GI)
+    first.teardown()
+    assert not (mem / "minikube-py").exists()
+
+
+@pytest.mark.parametrize("node, cluster", [("a/b", ""), ("..", ""), ("n", "x/y"), ("", "c")])
+def test_names_that_are_not_one_path_level_are_refused(node, cluster):
+    with pytest.raises(ValueError, match="not a cgroup name"):
+        NodeCgroup(node, cpu_millis=1000, memory_bytes=GI, root=None, cluster=cluster)

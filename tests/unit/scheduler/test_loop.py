@@ -20,6 +20,7 @@ from minikube_py.scheduler.queue import SchedulingQueue
 from minikube_py.scheduler.scheduler import Scheduler
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
+from tests.waiting import wait_for
 
 
 def node(name: str, cpu: str = "2", **labels: str) -> dict[str, Any]:
@@ -125,6 +126,10 @@ def test_unschedulable_records_event_condition_once_and_decision(registry: Regis
             time.sleep(0.05)
         decisions = sched.decisions("default", "huge")
         assert len(decisions) >= 2 and "4 Insufficient cpu" in decisions[-1]["text"]
+        # The decision is recorded before the new condition is written: wait for it.
+        wait_for(lambda: "4 Insufficient cpu" in next(
+            c["message"] for c in registry.get("pods", "default", "huge")["status"]["conditions"]
+            if c["type"] == "PodScheduled"), "the new PodScheduled message", timeout=5)
         assert registry.get("pods", "default", "huge")["metadata"]["resourceVersion"] != rv
         rv = registry.get("pods", "default", "huge")["metadata"]["resourceVersion"]
         sched.queue.move_all("test")  # same outcome again: nothing new is written
