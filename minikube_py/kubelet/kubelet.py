@@ -22,7 +22,10 @@ registers the Node and starts:
   resyncs every pod;
 * a **relist** thread (the generic PLEG): every ``relist_interval`` seconds
   one cheap look at the runtime (:mod:`.pleg`) enqueues only the pods whose
-  runtime state changed; after the runtime was unreachable, every pod;
+  runtime state changed; after the runtime was unreachable, every pod. The
+  look goes through ``lister``, a :class:`~.pleg.RuntimeLister` that kubelets
+  sharing one runtime also share (one listing per interval for all of them);
+  the relists fall on multiples of the interval so that they coincide;
 * ``workers`` **worker** threads taking keys from a
   :class:`~minikube_py.client.workqueue.WorkQueue` (so one pod is synced by one
   worker at a time) and calling :class:`.sync.PodSyncer`. After each sync the
@@ -36,7 +39,7 @@ registers the Node and starts:
 Knobs for tests: ``restart_backoff=(base, cap)`` and ``backoff_reset`` (the
 CrashLoopBackOff of :mod:`.backoff`), ``probe_time_scale`` (probe periods,
 delays and timeouts are multiplied by it), ``cgroup_root`` (``None``: no
-node cgroup).
+node cgroup) and ``cluster`` (the cluster id its node cgroup is kept under).
 
 :meth:`~Kubelet.stop` ends every thread (joined within ``timeout`` seconds),
 removes the node's cgroup if it is empty, and leaves containers running, as a
@@ -76,7 +79,7 @@ from .admission import Admitter
 from .backoff import RestartBackoff
 from .node_cgroup import DEFAULT_CGROUP_ROOT, NodeCgroup
 from .node_status import NodeStatusReporter
-from .pleg import Snapshot, changed_keys, runtime_snapshot
+from .pleg import RuntimeLister, Snapshot, changed_keys, next_tick
 from .probes import ProbeManager
 from .status import TERMINAL_PHASES, container_name, group_instances
 from .sync import PodSyncer
@@ -117,10 +120,10 @@ class Kubelet:
                  host: HostInfo, state_dir: Path, clock: Callable[[], float] = time.time,
                  heartbeat_interval: float = 10.0, workers: int = 4,
                  kubelet_version: str = "v1.32.0", resync_interval: float = 10.0,
-                 relist_interval: float = 1.0,
+                 relist_interval: float = 1.0, lister: RuntimeLister | None = None,
                  restart_backoff: tuple[float, float] = (10.0, 300.0),
                  backoff_reset: float = 600.0, probe_time_scale: float = 1.0,
-                 cgroup_root: Path | None = DEFAULT_CGROUP_ROOT,
+                 cgroup_root: Path | None = DEFAULT_CGROUP_ROOT, cluster: str = "",
                  readings: Callable[[Path], HostReadings] = HostReadings.read) -> None:
         self.client = client
         self.node = node
@@ -132,6 +135,9 @@ class Kubelet:
         self.workers = max(1, workers)
         self.resync_interval = resync_interval
         self.relist_interval = relist_interval
+        # Kubelets of nodes that share one runtime share one lister, so they list it
+        # once per relist between them; a kubelet on its own lists for itself.
+        self.lister = lister if lister is not None else RuntimeLister(runtime)
         self.recorder = EventRecorder(client, component="kubelet", host=node.name, clock=clock)
         self.queue: WorkQueue[str] = WorkQueue(name=f"kubelet-{node.name}")
         self.node_status = NodeStatusReporter(client, node, runtime, host=host,
@@ -139,7 +145,8 @@ class Kubelet:
                                               kubelet_version=kubelet_version,
                                               readings=readings)
         self.cgroup = NodeCgroup(node.name, cpu_millis=node.cpu_millis,
-                                 memory_bytes=node.memory_bytes, root=cgroup_root)
+                                 memory_bytes=node.memory_bytes, root=cgroup_root,
+                                 cluster=cluster)
         self.admitter = Admitter(node)
         self.terminator = Terminator(f"kubelet-{node.name}")
         self.probes = ProbeManager(runtime, self.recorder, clock=clock,
@@ -366,9 +373,10 @@ class Kubelet:
     def _relist_loop(self) -> None:
         previous: Snapshot | None = None
         down = False
-        while not self._stop.wait(self.relist_interval):
+        # Relists fall on the same instants in every kubelet (see pleg.next_tick).
+        while not self._stop.wait(next_tick(self.relist_interval)):
             try:
-                current = runtime_snapshot(self.runtime, self.node.name)
+                current = self.lister.snapshot(self.node.name)
             except Exception:  # the runtime is restarting: note it, keep looking
                 if not down:
                     log.warning("node %s: the container runtime does not answer",

@@ -241,7 +241,7 @@ class PodmanRuntime:
                 pod_id = self._infra.get(infra_id, "")
             known = self._pods.get(pod_id) if pod_id else None
         if known is not None:
-            return pod_id, known.labels
+            return (pod_id, known.labels) if self._in_cluster(known.labels) else None
         try:
             if not pod_id and infra_id:
                 pod_id = str(self._inspect(infra_id).get("Pod") or "")
@@ -250,7 +250,13 @@ class PodmanRuntime:
             info = self._pod_info(pod_id)
         except ContainerRuntimeError:
             return None
-        return (pod_id, info.labels) if LABEL_POD_UID in info.labels else None
+        return ((pod_id, info.labels)
+                if LABEL_POD_UID in info.labels and self._in_cluster(info.labels) else None)
+
+    def _in_cluster(self, labels: Mapping[str, str]) -> bool:
+        """Whether a pod with these labels is this cluster's (Podman's event log is
+        host-wide: other minikube-py daemons' pods show up in it too)."""
+        return not self.cluster or labels.get(LABEL_CLUSTER) == self.cluster
 
     # ------------------------------------------------------------------ sandboxes
 
@@ -324,7 +330,14 @@ class PodmanRuntime:
         wanted = dict(labels or {})
         if self.cluster:
             wanted[LABEL_CLUSTER] = self.cluster
-        keys = sorted({LABEL_POD_UID, *wanted})  # existence on Podman's side, values here
+        keys = sorted({LABEL_POD_UID, *wanted} - {LABEL_CLUSTER})  # existence; values here
+        if self.cluster:
+            # The cluster's value goes to Podman: it works out the state of every pod
+            # the filter lets through (pod and container locks, the OCI runtime)
+            # before we could drop one, and every other minikube-py cluster on the
+            # host has the same label keys. With ~250 foreign pods a list took
+            # seconds, a minute under load, and kubelets timed out.
+            keys.append(f"{LABEL_CLUSTER}={self.cluster}")
         pods = self._api.json("GET", "/pods/json",
                               params={"filters": json.dumps({"label": keys})},
                               what="listing pods") or []
@@ -692,7 +705,7 @@ class PodmanRuntime:
     # ------------------------------------------------------------------ events
 
     def events(self) -> PodmanEventStream:
-        stream = PodmanEventStream(self._api, self._resolve_pod)
+        stream = PodmanEventStream(self._api, self._resolve_pod, cluster=self.cluster)
         self._streams.add(stream)
         return stream
 

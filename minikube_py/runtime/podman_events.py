@@ -18,6 +18,12 @@ Pod events carry no labels, so the stream asks its owner (the runtime) for
 the labels of a pod id (``resolve_pod``), which remembers them from when it
 saw the pod.
 
+Podman's event log is shared by every Podman client on the host, so other
+minikube-py clusters' objects appear in it too: given a ``cluster``, events of
+containers not labelled ``minikube-py.io/cluster=<cluster>`` are dropped
+before translation, and the runtime's ``resolve_pod`` answers ``None`` for
+other clusters' pods.
+
 The first connection asks for events *since the moment of subscription*, so
 nothing between :meth:`~.podman.PodmanRuntime.events` returning and the
 connection being established is lost. If the stream drops (the service
@@ -45,6 +51,7 @@ from .base import (
     EVENT_SANDBOX_DELETED,
     EVENT_SANDBOX_READY,
     EVENT_SANDBOX_STOPPED,
+    LABEL_CLUSTER,
     LABEL_POD_UID,
     RuntimeEvent,
 )
@@ -140,9 +147,11 @@ class PodmanEventStream:
     """One subscription (see the module docstring); thread-safe."""
 
     def __init__(self, api: PodmanAPI, resolve_pod: PodResolver, *,
-                 on_event: Callable[[RuntimeEvent], None] | None = None) -> None:
+                 on_event: Callable[[RuntimeEvent], None] | None = None,
+                 cluster: str = "") -> None:
         self._api = api
         self._resolve_pod = resolve_pod
+        self._cluster = cluster
         self._on_event = on_event
         self._queue: queue.Queue[RuntimeEvent | None] = queue.Queue()
         self._stopped = threading.Event()
@@ -234,6 +243,14 @@ class PodmanEventStream:
         if len(self._recent) > _SEEN_MAX:
             self._seen.discard(self._recent.popleft())
         self._last_nano = max(self._last_nano, key[0])
+        attrs = (item.get("Actor") or {}).get("Attributes") or {}
+        if self._cluster and item.get("Type") == "container" and \
+                attrs.get(LABEL_CLUSTER) != self._cluster:
+            # Not this cluster's container (Podman's event log is host-wide; ours, infra
+            # ones included, all carry the label): passing it on would cost every
+            # kubelet of this daemon a sync of a pod it never had. Pod events carry no
+            # labels: resolve_pod decides for them.
+            return
         try:
             event = translate(item, self._resolve_pod, self._pods_of)
         except Exception:

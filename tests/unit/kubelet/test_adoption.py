@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from minikube_py.kubelet.pleg import changed_keys, runtime_snapshot
+import pytest
+
+from minikube_py.kubelet.pleg import RuntimeLister, changed_keys, next_tick, runtime_snapshot
 from minikube_py.runtime import ContainerConfig, FakeRuntime, SandboxConfig
 
 from .conftest import container_status, create_pod, get_pod, pod_in_phase, wait_for
@@ -123,3 +125,74 @@ def test_relist_enqueues_only_changed_pods():
     assert changed_keys(before, runtime_snapshot(rt, "node-1")) == {"default/a"}
     rt.remove_sandbox(a)
     assert changed_keys(before, runtime_snapshot(rt, "node-1")) == {"default/a"}
+
+
+class CountingRuntime(FakeRuntime):
+    """A fake runtime that counts the listings made of it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sandbox_lists = 0
+
+    def list_sandboxes(self, labels=None):
+        self.sandbox_lists += 1
+        return super().list_sandboxes(labels)
+
+
+def test_shared_lister_lists_once_per_max_age_and_answers_each_node():
+    rt = CountingRuntime()
+    run_sandbox(rt, "ua", "a")
+    run_sandbox(rt, "ub", "b", node="node-2")
+    now = [100.0]
+    lister = RuntimeLister(rt, max_age=0.5, clock=lambda: now[0])
+    # One listing answers every node, each with only its own pods, as runtime_snapshot does.
+    assert lister.snapshot("node-1") == runtime_snapshot(rt, "node-1")
+    assert lister.snapshot("node-2") == runtime_snapshot(rt, "node-2")
+    assert set(lister.snapshot("node-1")) == {"default/a"}
+    assert lister.listings == 1
+    # A change inside max_age is not seen yet; past it, the next caller lists again.
+    [ca] = rt.list_containers(next(sb.id for sb in rt.list_sandboxes()
+                                   if sb.labels["minikube-py.io/name"] == "a"))
+    rt.stop_container(ca.id)
+    before = lister.snapshot("node-1")
+    now[0] += 0.6
+    assert changed_keys(before, lister.snapshot("node-1")) == {"default/a"}
+    assert lister.listings == 2
+
+
+def test_a_failed_listing_raises_to_its_caller_and_is_not_kept():
+    rt = CountingRuntime()
+    run_sandbox(rt, "ua", "a")
+    now = [0.0]
+    lister = RuntimeLister(rt, max_age=1.0, clock=lambda: now[0])
+    first = lister.snapshot("node-1")
+    now[0] += 2  # the listing is stale: the next caller lists
+    broken = {"on": True}
+    original = rt.list_containers
+
+    def list_containers(sandbox_id=None):
+        if broken["on"]:
+            raise ConnectionError("runtime down")
+        return original(sandbox_id)
+
+    rt.list_containers = list_containers  # type: ignore[method-assign]
+    try:
+        lister.snapshot("node-1")
+    except ConnectionError:
+        pass
+    else:
+        raise AssertionError("the listing error was swallowed")
+    broken["on"] = False
+    # Listed again at once (the stale listing is not served, the failure not cached).
+    assert lister.snapshot("node-1") == first
+    assert lister.listings == 2
+
+
+@pytest.mark.parametrize("interval, now, expected", [
+    (1.0, 10.25, 0.75),
+    (1.0, 10.0, 1.0),   # exactly on a tick: the next one, never 0 (no busy loop)
+    (0.5, 3.1, 0.4),
+    (0.0, 5.0, 0.0),
+])
+def test_next_tick_aligns_relists_on_multiples_of_the_interval(interval, now, expected):
+    assert next_tick(interval, now) == pytest.approx(expected)
