@@ -7,10 +7,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 ARGS   ?=
 
-.PHONY: run test bootstrap system-packages images lint typecheck layers unit bench clean
+.PHONY: run test bootstrap system-packages images lint typecheck layers unit bench screenshots clean
 
+# The dashboard over a control plane started in-process (same flags as `daemon`).
 run: bootstrap images
-	$(BIN)/minikube-py daemon $(ARGS)
+	$(BIN)/minikube-py tui $(ARGS)
 
 test: bootstrap lint typecheck layers images
 	$(BIN)/pytest $(ARGS)
@@ -44,6 +45,10 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/store_bench.py
+
+# The README's dashboard screenshots, from a real run on Podman.
+screenshots: bootstrap images
+	$(BIN)/python scripts/tui_screenshots.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,347 @@
+"""A fixed, small cluster served by an in-memory client, for snapshot tests.
+
+Everything a view shows is pinned: the objects (with timestamps relative to
+:data:`NOW`, which the app's frozen clock returns), the scheduling queue and
+the decision records. The watch never sends anything, so the screen only
+changes when a test changes it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from minikube_py.api import kinds
+from minikube_py.api.errors import NotFound
+from minikube_py.client.base import Event, Object, ObjectList
+
+#: The frozen "now" of every snapshot: 2026-01-01T12:00:00Z.
+NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC).timestamp()
+
+
+def ago(seconds: float) -> str:
+    return (datetime.fromtimestamp(NOW - seconds, UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _node(name: str, *, taints: list[dict[str, str]] | None = None,
+          unschedulable: bool = False) -> Object:
+    conditions = [
+        {"type": t, "status": "False", "reason": r, "lastHeartbeatTime": ago(5)}
+        for t, r in (("MemoryPressure", "KubeletHasSufficientMemory"),
+                     ("DiskPressure", "KubeletHasNoDiskPressure"),
+                     ("PIDPressure", "KubeletHasSufficientPID"))]
+    conditions.append({"type": "Ready", "status": "True", "reason": "KubeletReady",
+                       "lastHeartbeatTime": ago(5)})
+    spec: dict[str, Any] = {}
+    if taints:
+        spec["taints"] = taints
+    if unschedulable:
+        spec["unschedulable"] = True
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "creationTimestamp": ago(7200),
+                         "resourceVersion": "1",
+                         "labels": {"kubernetes.io/hostname": name}},
+            "spec": spec,
+            "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+                       "capacity": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+                       "conditions": conditions,
+                       "nodeInfo": {"kubeletVersion": "v1.32.0-minikube-py"}}}
+
+
+def _container(name: str, cpu: str, memory: str) -> dict[str, Any]:
+    return {"name": name, "image": "localhost/minikube-py/busybox:1.35",
+            "resources": {"requests": {"cpu": cpu, "memory": memory}}}
+
+
+def _running(name: str, restarts: int = 0, *, ready: bool = True) -> dict[str, Any]:
+    status: dict[str, Any] = {"name": name, "ready": ready, "restartCount": restarts,
+                              "state": {"running": {"startedAt": ago(600)}}}
+    if restarts:
+        status["lastState"] = {"terminated": {"exitCode": 1, "reason": "Error",
+                                              "finishedAt": ago(300)}}
+    return status
+
+
+def _pod(name: str, *, namespace: str = "default", node: str | None = None,
+         phase: str = "Running", created: float = 3600, cpu: str = "250m",
+         memory: str = "256Mi", statuses: list[dict[str, Any]] | None = None,
+         labels: dict[str, str] | None = None, extra_status: dict[str, Any] | None = None,
+         init: list[dict[str, Any]] | None = None,
+         init_statuses: list[dict[str, Any]] | None = None,
+         deleting: bool = False) -> Object:
+    spec: dict[str, Any] = {"containers": [_container("main", cpu, memory)]}
+    if node:
+        spec["nodeName"] = node
+    if init:
+        spec["initContainers"] = init
+    status: dict[str, Any] = {"phase": phase,
+                              "containerStatuses": statuses if statuses is not None
+                              else [_running("main")]}
+    if init_statuses:
+        status["initContainerStatuses"] = init_statuses
+    ready = all(s.get("ready") for s in status["containerStatuses"]) and phase == "Running"
+    status["conditions"] = [{"type": "Ready", "status": "True" if ready else "False"}]
+    status.update(extra_status or {})
+    meta: dict[str, Any] = {"name": name, "namespace": namespace, "uid": f"uid-{name}",
+                            "resourceVersion": "10", "creationTimestamp": ago(created),
+                            "labels": labels or {}}
+    if deleting:
+        meta["deletionTimestamp"] = ago(2)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+            "status": status}
+
+
+def _unschedulable(message: str) -> dict[str, Any]:
+    return {"conditions": [{"type": "PodScheduled", "status": "False",
+                            "reason": "Unschedulable", "message": message}]}
+
+
+NODES = [
+    _node("node-1"),
+    _node("node-2", taints=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]),
+    _node("node-3", unschedulable=True),
+]
+
+PODS = [
+    _pod("web-7d9c5b-abcde", node="node-1", labels={"app": "web"}),
+    _pod("web-7d9c5b-fghij", node="node-3", labels={"app": "web"},
+         statuses=[_running("main", restarts=2)]),
+    _pod("api-5f6b8c-klmno", node="node-1", cpu="500m", memory="512Mi",
+         labels={"app": "api"},
+         statuses=[{"name": "main", "ready": False, "restartCount": 5,
+                    "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+                    "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
+                                                 "finishedAt": ago(40)}}}]),
+    _pod("countdown", namespace="batch", node="node-1", phase="Succeeded", created=900,
+         cpu="100m", memory="32Mi",
+         statuses=[{"name": "main", "ready": False, "restartCount": 0,
+                    "state": {"terminated": {"exitCode": 0, "reason": "Completed",
+                                             "finishedAt": ago(800)}}}]),
+    _pod("init-demo", node="node-1", phase="Pending", created=20, cpu="100m",
+         memory="64Mi",
+         init=[_container("fetch", "50m", "16Mi"), _container("migrate", "50m", "16Mi")],
+         init_statuses=[{"name": "fetch", "ready": True, "restartCount": 0,
+                         "state": {"terminated": {"exitCode": 0, "reason": "Completed",
+                                                  "finishedAt": ago(10)}}},
+                        {"name": "migrate", "ready": False, "restartCount": 0,
+                         "state": {"running": {"startedAt": ago(9)}}}],
+         statuses=[{"name": "main", "ready": False, "restartCount": 0,
+                    "state": {"waiting": {"reason": "PodInitializing"}}}]),
+    _pod("old-web-1a2b3c", node="node-3", created=86400, deleting=True,
+         labels={"app": "web"}),
+    _pod("big", phase="Pending", created=120, cpu="8", memory="1Gi", statuses=[],
+         extra_status=_unschedulable("0/3 nodes are available: 1 node(s) had untolerated "
+                                     "taint {dedicated: gpu}, 1 node(s) were unschedulable, "
+                                     "1 Insufficient cpu.")),
+    _pod("picky", phase="Pending", created=30, cpu="100m", memory="64Mi", statuses=[],
+         extra_status=_unschedulable("0/3 nodes are available: 3 node(s) didn't match "
+                                     "Pod's node affinity/selector.")),
+]
+
+
+def _deployment(name: str, replicas: int, ready: int, updated: int, reason: str,
+                uid: str) -> Object:
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "default", "uid": uid,
+                         "creationTimestamp": ago(3600), "resourceVersion": "5"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"containers": [_container("main", "250m",
+                                                                     "256Mi")]}}},
+            "status": {"replicas": replicas, "readyReplicas": ready,
+                       "updatedReplicas": updated, "availableReplicas": ready,
+                       "conditions": [{"type": "Progressing", "status": "True",
+                                       "reason": reason}]}}
+
+
+def _replicaset(name: str, owner: str, owner_uid: str, revision: int, replicas: int,
+                ready: int, created: float) -> Object:
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}",
+                         "creationTimestamp": ago(created), "resourceVersion": "6",
+                         "annotations": {"deployment.kubernetes.io/revision": str(revision)},
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                                              "name": owner, "uid": owner_uid,
+                                              "controller": True}]},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": owner}},
+                     "template": {"spec": {"containers": [_container("main", "250m",
+                                                                     "256Mi")]}}},
+            "status": {"replicas": replicas, "readyReplicas": ready}}
+
+
+DEPLOYMENTS = [
+    _deployment("web", 3, 2, 2, "ReplicaSetUpdated", "uid-dep-web"),
+    _deployment("api", 1, 0, 1, "NewReplicaSetAvailable", "uid-dep-api"),
+]
+
+REPLICASETS = [
+    _replicaset("web-7d9c5b", "web", "uid-dep-web", 2, 2, 2, 600),
+    _replicaset("web-1a2b3c", "web", "uid-dep-web", 1, 1, 1, 86400),
+    _replicaset("api-5f6b8c", "api", "uid-dep-api", 1, 1, 0, 3600),
+]
+
+
+def _event(n: int, seconds: float, kind: str, reason: str, obj: str, message: str,
+           namespace: str = "default") -> Object:
+    okind, name = obj.split("/")
+    return {"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": f"{name}.{n:04d}", "namespace": namespace,
+                         "resourceVersion": str(100 + n)},
+            "type": kind, "reason": reason, "message": message, "count": 1,
+            "involvedObject": {"kind": okind, "name": name, "namespace": namespace},
+            "firstTimestamp": ago(seconds), "lastTimestamp": ago(seconds),
+            "source": {"component": "default-scheduler"}}
+
+
+EVENTS = [
+    _event(1, 3000, "Normal", "ScalingReplicaSet", "Deployment/web",
+           "Scaled up replica set web-7d9c5b from 0 to 2"),
+    _event(2, 600, "Normal", "Scheduled", "Pod/web-7d9c5b-abcde",
+           "Successfully assigned default/web-7d9c5b-abcde to node-1"),
+    _event(3, 599, "Normal", "Started", "Pod/web-7d9c5b-abcde", "Started container main"),
+    _event(4, 120, "Warning", "FailedScheduling", "Pod/big",
+           "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
+           "1 node(s) were unschedulable, 1 Insufficient cpu."),
+    _event(5, 40, "Warning", "BackOff", "Pod/api-5f6b8c-klmno",
+           "Back-off restarting failed container main in pod api-5f6b8c-klmno"),
+    _event(6, 30, "Warning", "FailedScheduling", "Pod/picky",
+           "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."),
+]
+
+QUEUE = {
+    "active": [],
+    "backoff": [{"pod": "default/picky", "priority": 0, "attempts": 2,
+                 "lastFailure": "0/3 nodes are available: 3 node(s) didn't match Pod's node "
+                                "affinity/selector.", "retryInSeconds": 3.5}],
+    "unschedulable": [{"pod": "default/big", "priority": 0, "attempts": 4,
+                       "lastFailure": "0/3 nodes are available: 1 node(s) had untolerated "
+                                      "taint {dedicated: gpu}, 1 node(s) were unschedulable, "
+                                      "1 Insufficient cpu.", "retryInSeconds": 0}],
+    "inFlight": [],
+}
+
+_PLUGINS = [{"name": "TaintToleration", "weight": 3, "skipped": False},
+            {"name": "NodeResourcesFit", "weight": 1, "skipped": False},
+            {"name": "PodTopologySpread", "weight": 2, "skipped": False},
+            {"name": "NodeResourcesBalancedAllocation", "weight": 1, "skipped": False},
+            {"name": "ImageLocality", "weight": 1, "skipped": False}]
+
+
+def _scores(fit: int, spread: int, balanced: int) -> dict[str, Any]:
+    return {"TaintToleration": {"raw": 0, "normalized": 100, "weighted": 300},
+            "NodeResourcesFit": {"raw": fit, "normalized": fit, "weighted": fit},
+            "PodTopologySpread": {"raw": 2 - spread // 100, "normalized": spread // 2,
+                                  "weighted": spread},
+            "NodeResourcesBalancedAllocation": {"raw": balanced, "normalized": balanced,
+                                                "weighted": balanced},
+            "ImageLocality": {"raw": 0, "normalized": 0, "weighted": 0}}
+
+
+DECISIONS: dict[str, list[dict[str, Any]]] = {
+    "default/web-7d9c5b-abcde": [{
+        "pod": "default/web-7d9c5b-abcde", "uid": "uid-web-7d9c5b-abcde",
+        "time": "2026-01-01T11:50:00.000000Z", "outcome": "Scheduled", "node": "node-1",
+        "message": "Successfully assigned default/web-7d9c5b-abcde to node-1",
+        "nodesTotal": 3, "nodesEvaluated": 3, "feasibleNodes": 2,
+        "unschedulablePlugins": [], "plugins": _PLUGINS,
+        "nodes": [
+            {"name": "node-1", "feasible": True, "chosen": True, "total": 683,
+             "scores": _scores(91, 200, 92)},
+            {"name": "node-3", "feasible": True, "chosen": False, "total": 589,
+             "scores": _scores(87, 100, 102)},
+            {"name": "node-2", "feasible": False, "plugin": "TaintToleration",
+             "code": "UnschedulableAndUnresolvable",
+             "reasons": ["node(s) had untolerated taint {dedicated: gpu}"]},
+        ],
+        "preemption": None}],
+    "default/big": [{
+        "pod": "default/big", "uid": "uid-big", "time": "2026-01-01T11:58:00.000000Z",
+        "outcome": "Unschedulable", "node": None,
+        "message": "0/3 nodes are available: 1 node(s) had untolerated taint "
+                   "{dedicated: gpu}, 1 node(s) were unschedulable, 1 Insufficient cpu.",
+        "nodesTotal": 3, "nodesEvaluated": 3, "feasibleNodes": 0,
+        "unschedulablePlugins": ["NodeResourcesFit", "NodeUnschedulable", "TaintToleration"],
+        "plugins": _PLUGINS,
+        "nodes": [
+            {"name": "node-1", "feasible": False, "plugin": "NodeResourcesFit",
+             "code": "Unschedulable", "reasons": ["Insufficient cpu"]},
+            {"name": "node-2", "feasible": False, "plugin": "TaintToleration",
+             "code": "UnschedulableAndUnresolvable",
+             "reasons": ["node(s) had untolerated taint {dedicated: gpu}"]},
+            {"name": "node-3", "feasible": False, "plugin": "NodeUnschedulable",
+             "code": "UnschedulableAndUnresolvable",
+             "reasons": ["node(s) were unschedulable"]},
+        ],
+        "preemption": None}],
+}
+
+OBJECTS: dict[str, list[Object]] = {
+    "nodes": NODES, "pods": PODS, "deployments": DEPLOYMENTS, "replicasets": REPLICASETS,
+    "events": EVENTS,
+}
+
+
+class _QuietWatch:
+    """A watch that never sends anything until stopped."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+
+    def next(self, timeout: float | None = None) -> Event | None:
+        self._stop.wait(timeout)
+        return None
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(())
+
+
+class CannedClient:
+    """Serves :data:`OBJECTS`, :data:`QUEUE` and :data:`DECISIONS`; writes raise."""
+
+    def get(self, resource: str, namespace: str | None, name: str) -> Object:
+        for obj in OBJECTS.get(resource, []):
+            meta = obj["metadata"]
+            if meta["name"] == name and meta.get("namespace") == namespace:
+                return obj
+        raise NotFound.of(resource, name)
+
+    def list(self, resource: str, *, namespace: str | None = None,
+             label_selector: str | None = None, field_selector: str | None = None,
+             limit: int | None = None, continue_token: str | None = None) -> ObjectList:
+        kinds.by_plural(resource)
+        return ObjectList(list(OBJECTS.get(resource, [])), "1000")
+
+    def watch(self, resource: str, **_: Any) -> _QuietWatch:
+        return _QuietWatch()
+
+    def request(self, method: str, path: str, *, query: Mapping[str, Any] | None = None,
+                body: Any = None, content_type: str = "application/json",
+                accept: str = "application/json") -> tuple[int, bytes, dict[str, str]]:
+        if path == "/debug/scheduler/queue":
+            return 200, json.dumps(QUEUE).encode(), {}
+        prefix = "/debug/scheduler/decisions/"
+        if path.startswith(prefix):
+            key = path[len(prefix):]
+            return 200, json.dumps({"pod": key, "decisions": DECISIONS.get(key, [])}).encode(), {}
+        raise NotFound(f"no canned answer for {path}")
+
+    def logs(self, namespace: str, name: str, **_: Any) -> Iterator[bytes]:
+        yield b"canned log line\n"
+
+    def _read_only(self, *_: Any, **__: Any) -> Object:
+        raise NotImplementedError("the canned cluster is read-only")
+
+    create = update = patch = delete = _read_only
+
+    def bind(self, namespace: str, name: str, node: str) -> None:
+        raise NotImplementedError("the canned cluster is read-only")
