@@ -12,7 +12,7 @@ Contract:
 * ``apiserver.crt`` + ``apiserver.key`` are (re)issued by that CA whenever the
   names it must cover change (``localhost``, ``127.0.0.1``, ``::1`` and the
   listen address) or it is within 30 days of expiry.
-* Keys are written 0600, certificates 0644, atomically.
+* Keys are written 0600, certificates 0644, atomically and durably (fsync).
 """
 
 from __future__ import annotations
@@ -32,11 +32,21 @@ _DAY = dt.timedelta(days=1)
 
 
 def _write(path: Path, data: bytes, mode: int) -> None:
+    # fsync before the rename and of the directory after it: without them a power
+    # loss (or a disk error that drops dirty pages) can persist the rename but not
+    # the data, leaving an empty PEM the next start cannot load.
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     with os.fdopen(fd, "wb") as f:
         f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 def _key_bytes(key: ec.EllipticCurvePrivateKey) -> bytes:

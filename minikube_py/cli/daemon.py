@@ -124,12 +124,42 @@ def _parse_backoff(value: str) -> tuple[float, float]:
     return base, cap
 
 
+class _StateLogHandler(logging.FileHandler):
+    """``daemon.log`` on a disk that may fill up or turn read-only.
+
+    Python's handler prints a traceback to stderr for every record it cannot
+    write, burying the daemon's own messages (which stderr still gets). Instead:
+    one line when writing starts failing, one when it works again.
+    """
+
+    _failing = False
+    _failed_now = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._failed_now = False
+        super().emit(record)
+        if self._failing and not self._failed_now:
+            self._failing = False
+            sys.stderr.write(f"{self.baseFilename}: writable again; logging to it resumes\n")
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            super().handleError(record)
+            return
+        self._failed_now = True
+        if not self._failing:
+            self._failing = True
+            sys.stderr.write(f"cannot write {self.baseFilename}: {exc.strerror}; its records "
+                             "go to stderr only until it can be written again\n")
+
+
 def _setup_logging(state_dir: Path, level: str) -> None:
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     root = logging.getLogger()
     root.setLevel(level.upper())
     for handler in (logging.StreamHandler(sys.stderr),
-                    logging.FileHandler(state_dir / "daemon.log")):
+                    _StateLogHandler(state_dir / "daemon.log")):
         handler.setFormatter(fmt)
         root.addHandler(handler)
 
@@ -147,7 +177,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: cannot create state directory {state_dir}: {exc.strerror}",
               file=sys.stderr)
         return 1
-    _setup_logging(state_dir, args.log_level)
+    try:
+        _setup_logging(state_dir, args.log_level)
+    except OSError as exc:  # e.g. a read-only state directory: say so, no traceback
+        print(f"error: cannot write to state directory {state_dir}: {exc.strerror}",
+              file=sys.stderr)
+        return 1
     plane = ControlPlane(options)
     try:
         plane.start()

@@ -13,7 +13,17 @@ Two ways to get a Podman service:
   settings of a system ``/etc/containers/containers.conf`` do not apply to our
   service): ``default_ulimits`` (for the pods' infra containers, which take
   no per-container limits) and the OCI runtime. :meth:`PodmanService.stop`
-  ends it (SIGTERM, SIGKILL after 5 s).
+  ends it (SIGTERM, SIGKILL after 1 s).
+
+  Our own service is **supervised**: if it exits while we did not ask it to
+  (killed, crashed), a supervisor thread logs it (``the Podman service (pid N)
+  was killed by signal 9; restarting it in 1 s ...``, or ``exited with code
+  C``) and starts it again on the same socket with the
+  same ``containers.conf``, with a back-off from 1 s up to 30 s while it keeps
+  dying. Containers outlive the service (conmon holds them), so the kubelets
+  only see the API disappear for a moment: they log that the runtime does not
+  answer, and resync every pod when it is back. A service we were given is not
+  ours to restart.
 
 What hosts need, measured (and handled here by detection, never by changing
 system configuration):
@@ -51,6 +61,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import resource
@@ -59,6 +70,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -96,6 +108,8 @@ __all__ = [
     "rlimit_error",
 ]
 
+log = logging.getLogger(__name__)
+
 #: Environment variable naming a Podman socket (path or URL) to use instead of our own.
 SOCKET_ENV = "MINIKUBE_PY_PODMAN_SOCKET"
 #: What Podman gives containers for nofile and nproc unless told otherwise.
@@ -108,6 +122,11 @@ _START_TIMEOUT = 30.0
 #: waits for in-flight requests, and a container stop in progress can take its
 #: whole grace period; the container keeps its state and our next start finishes it.
 _STOP_GRACE = 1.0
+#: Pause before restarting our service after it died, doubled while it keeps dying
+#: (within :data:`_RESTART_STABLE` seconds of its start), up to the cap.
+_RESTART_DELAY = 1.0
+_RESTART_DELAY_CAP = 30.0
+_RESTART_STABLE = 60.0
 _MIN_PODMAN = (4, 0)
 _MAX_SOCKET_PATH = 100
 INSTALL_HINT = "apt-get install podman runc"
@@ -338,6 +357,12 @@ class PodmanService:
         self._facts: HostFacts | None = None
         self._plan: EnginePlan | None = None
         self.base_url: str | None = None
+        # Guards _proc and _log between stop() and the supervisor's restarts.
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._supervisor: threading.Thread | None = None
+        #: How many times the supervisor restarted the service (for logs and tests).
+        self.restarts = 0
 
     # ------------------------------------------------------------------ paths
 
@@ -389,11 +414,29 @@ class PodmanService:
         self.socket_path.parent.mkdir(parents=True, exist_ok=True)
         self._stop_stale()
         self.conf_path.write_text(containers_conf(self.plan))
-        with contextlib.suppress(FileNotFoundError):
-            self.socket_path.unlink()
         url = f"unix://{self.socket_path}"
+        self._stopping.clear()
+        with self._lock:
+            proc = self._launch(podman, url)
+        atexit.register(self.stop)  # a crashing caller must not leave it behind
+        try:
+            self._wait_ready(url, timeout, proc=proc)
+        except BaseException:
+            self.stop()
+            raise
+        self.base_url = url
+        self._supervisor = threading.Thread(target=self._supervise, args=(podman, url),
+                                            name="podman-service-supervisor", daemon=True)
+        self._supervisor.start()
+        return url
+
+    def _launch(self, podman: str, url: str) -> subprocess.Popen[bytes]:
+        """Start ``podman system service`` on ``url`` (caller holds ``_lock``)."""
+        with contextlib.suppress(FileNotFoundError):
+            self.socket_path.unlink()  # a dead service's socket would refuse connections
         env = dict(os.environ, CONTAINERS_CONF=str(self.conf_path))
-        self._log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's life
+        if self._log is None:
+            self._log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's life
         self._log.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} starting {podman} "
                         f"system service {url}\n".encode())
         self._log.flush()
@@ -404,14 +447,42 @@ class PodmanService:
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True)
         self.pid_path.write_text(f"{self._proc.pid}\n")
-        atexit.register(self.stop)  # a crashing caller must not leave it behind
-        try:
-            self._wait_ready(url, timeout, proc=self._proc)
-        except BaseException:
-            self.stop()
-            raise
-        self.base_url = url
-        return url
+        return self._proc
+
+    def _supervise(self, podman: str, url: str) -> None:
+        """Restart our service whenever it exits without :meth:`stop` (see the module
+        docstring). Blocks in ``wait()`` on the child: no polling while it runs."""
+        delay = _RESTART_DELAY
+        while True:
+            with self._lock:
+                proc = self._proc
+            if proc is None or self._stopping.is_set():
+                return
+            started = time.monotonic()
+            code = proc.wait()
+            if self._stopping.is_set():
+                return
+            how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+            if time.monotonic() - started >= _RESTART_STABLE:
+                delay = _RESTART_DELAY
+            log.error("the Podman service (pid %d) %s; restarting it in %.0f s on %s "
+                      "(containers keep running; kubelets resync when it answers): %s",
+                      proc.pid, how, delay, url, self._log_tail(3))
+            if self._stopping.wait(delay):
+                return
+            delay = min(delay * 2, _RESTART_DELAY_CAP)
+            with self._lock:
+                if self._stopping.is_set() or self._proc is not proc:
+                    return
+                new = self._launch(podman, url)
+            try:
+                self._wait_ready(url, _START_TIMEOUT, proc=new)
+            except PodmanUnavailable as exc:
+                log.error("the restarted Podman service does not answer yet: %s", exc)
+                continue  # wait() on it returns at once if it died: back off, again
+            self.restarts += 1
+            log.warning("the Podman service is back (pid %d, restart %d) on %s",
+                        new.pid, self.restarts, url)
 
     def _wait_ready(self, url: str, timeout: float, *,
                     proc: subprocess.Popen[bytes] | None) -> None:
@@ -460,8 +531,11 @@ class PodmanService:
             self.pid_path.unlink()
 
     def stop(self) -> None:
-        """Stop our own service (SIGTERM, SIGKILL after 1 s); containers keep running."""
-        proc, self._proc = self._proc, None
+        """Stop our own service (SIGTERM, SIGKILL after 1 s) and its supervisor;
+        containers keep running."""
+        self._stopping.set()
+        with self._lock:
+            proc, self._proc = self._proc, None
         if proc is not None:
             atexit.unregister(self.stop)
             if proc.poll() is None:
@@ -478,9 +552,15 @@ class PodmanService:
             if self.socket_path.parent != self.dir:
                 with contextlib.suppress(OSError):
                     self.socket_path.parent.rmdir()
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+        supervisor, self._supervisor = self._supervisor, None
+        if supervisor is not None and supervisor is not threading.current_thread():
+            # It wakes from wait() (the child is gone) or from _stopping: at once,
+            # unless it is waiting for a restarted service to answer.
+            supervisor.join(_START_TIMEOUT + 1)
+        with self._lock:
+            if self._log is not None:
+                self._log.close()
+                self._log = None
         if self.external_url is None:
             self.base_url = None
 

@@ -9,6 +9,7 @@ there to make the refusal message useful.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from pathlib import Path
@@ -39,7 +40,10 @@ class DirLock:
 
     def release(self) -> None:
         if self._fd >= 0:
-            os.ftruncate(self._fd, 0)
+            # Clearing the pid is cosmetic: on a read-only or failing disk it must not
+            # keep the lock (and the process's shutdown) from completing.
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, 0)
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1

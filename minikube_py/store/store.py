@@ -604,7 +604,15 @@ class Store:
                 segments_before = list_segments(self.directory)
                 if old.records == 0 and len(segments_before) <= 1 and self.state_path.exists():
                     return
-                self._journal = Journal(self.directory, old.seq + 1, durability=old.durability)
+                try:
+                    self._journal = Journal(self.directory, old.seq + 1,
+                                            durability=old.durability)
+                except OSError as exc:
+                    # Read-only or full directory: keep appending to the old segment
+                    # (it holds every acknowledged write); a later compaction retries.
+                    log.error("compaction failed, keeping the journal: cannot start a new "
+                              "journal segment: %s", exc)
+                    return
                 old.close()
                 rv = self._rv
                 tables = {name: [e.raw for e in t.entries.values()]
