@@ -290,15 +290,19 @@ class ControlPlane:
     def stop(self) -> None:
         """Stop every part in reverse order; the store is compacted. Idempotent."""
         self._running = False
+        started = time.monotonic()
         if self.apiserver is not None:
             self.apiserver.stop()
             self.apiserver = None
+            log.debug("stop: API server stopped at %.2f s", time.monotonic() - started)
         if self.controllers is not None:
             self.controllers.stop()
             self.controllers = None
+            log.debug("stop: controllers stopped at %.2f s", time.monotonic() - started)
         if self.scheduler is not None:
             self.scheduler.stop()
             self.scheduler = None
+            log.debug("stop: scheduler stopped at %.2f s", time.monotonic() - started)
         # One budget for every kubelet, not one each: teardown still in progress
         # (a container inside its grace period) is left to the next start, which
         # adopts the pod and finishes it, so the daemon stops promptly however
@@ -312,14 +316,17 @@ class ControlPlane:
             except Exception:  # one stuck kubelet must not keep the store open
                 log.exception("stopping the kubelet failed")
         self.kubelets = {}
+        log.debug("stop: kubelets stopped at %.2f s", time.monotonic() - started)
         if self._podman is not None:
             self._podman.close()
             self._podman = None
         if self._podman_service is not None:
             self._podman_service.stop()
             self._podman_service = None
+            log.debug("stop: Podman service stopped at %.2f s", time.monotonic() - started)
         if self._store is not None:
             self._store.close()
-            log.info("control plane stopped; state compacted in %s", self.state_dir)
+            log.info("control plane stopped in %.2f s; state compacted in %s",
+                     time.monotonic() - started, self.state_dir)
         self._store = None
         self._registry = None

@@ -378,7 +378,7 @@ class DashboardApp(App[None]):
         if sel is None:
             return
         self.push_screen(DescribeScreen(self.client, sel.resource, sel.namespace, sel.name,
-                                        yaml=yaml))
+                                        yaml=yaml, clock=self.clock))
 
     def action_delete(self) -> None:
         sel = self._selected(verb="delete")

@@ -102,7 +102,9 @@ def stop_daemon(daemon: Daemon) -> int:
     except subprocess.TimeoutExpired:
         daemon.proc.kill()
         daemon.proc.wait()
-        raise AssertionError("daemon did not stop within 5 s of SIGTERM") from None
+        tail = "".join(daemon.log[-15:])
+        raise AssertionError(f"daemon did not stop within 5 s of SIGTERM; its last log "
+                             f"lines:\n{tail}") from None
 
 
 @pytest.fixture(scope="module")

@@ -53,8 +53,11 @@ def podman_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostCheck]
 @pytest.fixture(scope="session")
 def runtime(podman_host: HostCheck,
             tmp_path_factory: pytest.TempPathFactory) -> Iterator[PodmanRuntime]:
+    # A cluster id of its own, as the control plane has: lists, stats and events see
+    # only this session's objects, however many other pods the host runs.
     rt = PodmanRuntime(podman_host.base_url, state_dir=tmp_path_factory.mktemp("runtime"),
-                       ulimits=podman_host.ulimits, oci_runtime=podman_host.oci_runtime)
+                       ulimits=podman_host.ulimits, oci_runtime=podman_host.oci_runtime,
+                       cluster=NODE)
     yield rt
     for sandbox in rt.list_sandboxes({LABEL_NODE: NODE}):
         rt.remove_sandbox(sandbox.id)

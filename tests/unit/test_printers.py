@@ -928,9 +928,9 @@ def test_thousand_pods_render_quickly() -> None:
         obj["metadata"]["creationTimestamp"] = ts(-HOUR - i)
         obj["spec"]["nodeName"] = "minikube"
         pods.append(obj)
-    start = time.perf_counter()
+    start = time.thread_time()  # CPU time, so a loaded machine does not fail it
     t = table("Pod", pods, now=NOW)
-    elapsed = time.perf_counter() - start
+    elapsed = time.thread_time() - start
     assert len(t["rows"]) == 1000
     assert t["rows"][0]["cells"][:3] == ["p0", "2/2", "Running"]
     assert elapsed < 1.0

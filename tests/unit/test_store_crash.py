@@ -25,8 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run_and_kill(directory: Path, seed: int) -> list[tuple[str, str, int, int]]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # Unbuffered: a buffered readline() of "ready" could take acknowledgement lines
+    # into its buffer, where communicate() (reading the raw pipe) never sees them.
     proc = subprocess.Popen([sys.executable, str(WRITER), str(directory), str(seed)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            bufsize=0)
     assert proc.stdout is not None
     first = proc.stdout.readline()
     assert first == b"ready\n", proc.stderr.read().decode() if proc.stderr else first

@@ -2,7 +2,8 @@
 
 Contract
 --------
-``DescribeScreen(client, resource, namespace, name, yaml=False)`` reads the
+``DescribeScreen(client, resource, namespace, name, yaml=False, clock=time.time)``
+reads the
 object (plus its events and the related objects kubectl's describers list) in
 a worker thread and shows, scrollable and read-only:
 
@@ -23,7 +24,7 @@ in the screen in kubectl's words, never raised.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, cast
 
 from rich.text import Text
@@ -113,9 +114,11 @@ class DescribeScreen(Screen[None]):
     ]
 
     def __init__(self, client: Client, resource: str, namespace: str | None, name: str,
-                 yaml: bool = False) -> None:
+                 yaml: bool = False, clock: Callable[[], float] = time.time) -> None:
         super().__init__()
         self.client = client
+        #: "Now" for the ages in the description (the app's clock, frozen in tests).
+        self.clock = clock
         self.resource = resource
         self.namespace = namespace
         self.name_ = name
@@ -158,7 +161,8 @@ class DescribeScreen(Screen[None]):
                         exclusive=True, exit_on_error=False)
 
     def _load(self) -> tuple[str, str]:
-        return describe_texts(self.client, self.resource, self.namespace, self.name_)
+        return describe_texts(self.client, self.resource, self.namespace, self.name_,
+                              now=self.clock())
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker

@@ -17,7 +17,7 @@ It never raises for an empty table; :attr:`current_key` is None then.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.cells import cell_len
 from rich.markup import escape
@@ -134,6 +134,20 @@ class ResourceTable(DataTable[Cell]):
             index = keys.index(current)
             if index != self.cursor_row:
                 self.move_cursor(row=index, animate=False)
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """Measure new rows (Textual calls this when idle), then invalidate the
+        rendered lines.
+
+        Textual keys its line caches by ``_update_count``, which ``add_row`` bumps
+        but this measurement does not. A frame drawn between ``add_row`` and the
+        idle measurement (a busy machine makes that likely) caches lines laid out
+        with the old column widths under the current count, and they are served
+        until something else changes: columns truncated to their labels, for
+        good. Bumping the count here makes the next frame use the new widths.
+        """
+        super()._update_dimensions(new_rows)
+        self._update_count += 1
 
     def _remove(self, gone: list[str]) -> None:
         """Drop rows in one go. ``DataTable.remove_row`` re-fires the cursor and

@@ -225,7 +225,8 @@ def test_startup_probe_gates_liveness_and_readiness(client, kubelet, runtime):
     wait_for("startup failures", lambda: len(event_messages(client, "p", "Unhealthy")) >= 3
              or [m for m in event_messages(client, "p", "Unhealthy")
                  if m.startswith("Startup")])
-    st = container_status(client, "p", "c")
+    # Probes start with the container; its status may be written a moment later.
+    st = wait_for("container status", lambda: container_status(client, "p", "c"))
     assert (st["started"], st["ready"]) == (False, False)
     messages = event_messages(client, "p", "Unhealthy")
     assert all(m.startswith("Startup probe failed") for m in messages)

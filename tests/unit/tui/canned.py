@@ -16,6 +16,7 @@ from typing import Any
 
 from minikube_py.api import kinds
 from minikube_py.api.errors import NotFound
+from minikube_py.api.fields import parse_field_selector
 from minikube_py.client.base import Event, Object, ObjectList
 
 #: The frozen "now" of every snapshot: 2026-01-01T12:00:00Z.
@@ -191,7 +192,10 @@ def _event(n: int, seconds: float, kind: str, reason: str, obj: str, message: st
             "metadata": {"name": f"{name}.{n:04d}", "namespace": namespace,
                          "resourceVersion": str(100 + n)},
             "type": kind, "reason": reason, "message": message, "count": 1,
-            "involvedObject": {"kind": okind, "name": name, "namespace": namespace},
+            "involvedObject": {"kind": okind, "name": name, "namespace": namespace,
+                               # The uids _pod and _deployment give their objects.
+                               "uid": f"uid-dep-{name}" if okind == "Deployment"
+                               else f"uid-{name}"},
             "firstTimestamp": ago(seconds), "lastTimestamp": ago(seconds),
             "source": {"component": "default-scheduler"}}
 
@@ -319,7 +323,8 @@ class CannedClient:
              label_selector: str | None = None, field_selector: str | None = None,
              limit: int | None = None, continue_token: str | None = None) -> ObjectList:
         kinds.by_plural(resource)
-        return ObjectList(list(OBJECTS.get(resource, [])), "1000")
+        selector = parse_field_selector(field_selector or "")
+        return ObjectList([o for o in OBJECTS.get(resource, []) if selector.matches(o)], "1000")
 
     def watch(self, resource: str, **_: Any) -> _QuietWatch:
         return _QuietWatch()

@@ -205,6 +205,32 @@ def test_table_sync_updates_cells_in_place_and_keeps_the_cursor_on_its_row() -> 
     asyncio.run(main())
 
 
+def test_a_frame_drawn_before_new_rows_are_measured_is_not_served_after() -> None:
+    """On a busy machine a frame can be drawn between ``sync`` adding rows and
+    Textual measuring them when idle: the columns must still widen to fit."""
+
+    class Host(App[None]):
+        # A fixed size, as in the views: a resize would redraw everything anyway.
+        CSS = "ResourceTable { height: 1fr; }"
+
+        def compose(self) -> ComposeResult:
+            yield ResourceTable(("QUEUE", "POD"))
+
+    async def main() -> None:
+        app = Host()
+        async with app.run_test(size=(80, 10)) as pilot:
+            table = app.query_one(ResourceTable)
+            await pilot.pause()
+            table.sync([("k", ("unschedulable", "default/picky"))])
+            early = table.render_line(1).text  # the frame drawn before measuring
+            assert "default/picky" not in early  # label widths: the case at hand
+            await pilot.pause()
+            assert "unschedulable" in table.render_line(1).text
+            assert "default/picky" in table.render_line(1).text
+
+    asyncio.run(main())
+
+
 def test_table_sync_survives_random_churn() -> None:
     """Rows come, go and move at random (as pods do): the table always shows
     exactly the rows asked for, in order, and the cursor stays on its row."""

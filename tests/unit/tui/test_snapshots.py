@@ -17,6 +17,8 @@ from textual.pilot import Pilot
 
 from tui.app import DashboardApp
 from tui.model import UsageSample
+from tui.screens.describe import DescribeScreen
+from tui.screens.logs import LogsScreen
 from tui.views.queue import QueueView
 from tui.views.scores import ScoresView
 
@@ -150,3 +152,41 @@ def test_canned_cluster_is_what_the_snapshots_show() -> None:
 
 
 pytestmark = pytest.mark.timeout(120)
+
+
+def _screen_snapshot(key: str, ready: Callable[[Any], bool]) -> Callable[[Pilot[Any]], Any]:
+    """Select the running web pod, press ``key`` and wait until ``ready(screen)``."""
+
+    async def before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        dashboard = pilot.app
+        assert isinstance(dashboard, DashboardApp)
+        dashboard.view("pods").table.select_key(  # type: ignore[attr-defined]
+            "default/web-7d9c5b-abcde")
+        await pilot.press(key)
+        for _ in range(200):
+            if ready(dashboard.screen):
+                break
+            await pilot.pause(0.02)
+        else:
+            raise AssertionError(f"the screen opened by {key!r} never showed its content")
+        await pilot.pause(0.1)
+
+    return before
+
+
+def test_describe_screen(snap_compare: Any) -> None:
+    ready = _screen_snapshot("d", lambda s: isinstance(s, DescribeScreen) and "Name:" in s.text)
+    assert snap_compare(app("pods"), terminal_size=SIZE, run_before=ready)
+
+
+def test_yaml_screen(snap_compare: Any) -> None:
+    ready = _screen_snapshot("y", lambda s: isinstance(s, DescribeScreen)
+                             and "kind: Pod" in s.text)
+    assert snap_compare(app("pods"), terminal_size=SIZE, run_before=ready)
+
+
+def test_logs_screen(snap_compare: Any) -> None:
+    ready = _screen_snapshot("l", lambda s: isinstance(s, LogsScreen) and s.lines
+                             and s.thread is not None and not s.thread.is_alive())
+    assert snap_compare(app("pods"), terminal_size=SIZE, run_before=ready)
