@@ -20,7 +20,7 @@ import argparse
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minikube_py.apiserver.server import ListenError
 from minikube_py.cli.daemon import add_control_plane_arguments, options_from_args
@@ -33,7 +33,17 @@ from minikube_py.store.journal import JournalCorrupt
 from minikube_py.store.lockfile import StateDirLocked
 from minikube_py.store.snapshot import SnapshotError
 
-from .app import DashboardApp
+if TYPE_CHECKING:
+    from .app import DashboardApp
+
+
+def _dashboard() -> type[DashboardApp]:
+    """The app class, imported on use: every ``minikube-py`` command (the daemon
+    among them) registers this one, and Textual and Rich cost ~7 MB of memory
+    and a tenth of a second to import."""
+    from .app import DashboardApp
+
+    return DashboardApp
 
 
 def register(commands: Any) -> None:
@@ -69,7 +79,7 @@ def attach(kubeconfig: Path) -> int:
     except (KubeconfigError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    DashboardApp(client, server=endpoint.server).run()
+    _dashboard()(client, server=endpoint.server).run()
     return 0
 
 
@@ -101,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     try:
         endpoint = load(plane.kubeconfig_path)
-        DashboardApp(HTTPClient(endpoint), server=endpoint.server).run()
+        _dashboard()(HTTPClient(endpoint), server=endpoint.server).run()
     finally:
         plane.stop()
     print(f"control plane stopped; kubeconfig was {plane.kubeconfig_path}", file=sys.stderr)

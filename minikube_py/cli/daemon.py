@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import select
 import signal
+import socket
 import sys
-import threading
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -196,19 +197,61 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        log.info("received %s, shutting down", signal.Signals(signum).name)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    log.info("minikube-py daemon running (pid %d); stop it with Ctrl-C or SIGTERM",
-             os.getpid())
     try:
-        while not stop.wait(3600):
-            pass
+        with SignalWaiter((signal.SIGTERM, signal.SIGINT)) as waiter:
+            log.info("minikube-py daemon running (pid %d); stop it with Ctrl-C or SIGTERM",
+                     os.getpid())
+            signum = waiter.wait()
+            log.info("received %s, shutting down", signal.Signals(signum).name)
     finally:
         plane.stop()
     return 0
+
+
+class SignalWaiter:
+    """Blocks the main thread until one of ``signals`` arrives, whichever thread
+    the kernel hands it to.
+
+    A signal sent to the process goes to any one of its threads. Python runs its
+    handler in the main thread, but only when that thread next runs bytecode: a
+    main thread blocked in a lock wait (``Event.wait``) is not woken when the
+    signal lands on another thread, and the daemon would ignore SIGTERM. Here the
+    C-level handler's wakeup fd (written from whichever thread took the signal)
+    is what the main thread blocks on, so it always wakes. Must be used from the
+    main thread; restores the previous handlers and wakeup fd on exit.
+    """
+
+    def __init__(self, signals: tuple[signal.Signals, ...]) -> None:
+        self.signals = {int(s) for s in signals}
+        self._read, self._write = socket.socketpair()
+        self._previous: dict[int, Any] = {}
+        self._previous_fd = -1
+
+    def __enter__(self) -> SignalWaiter:
+        self._write.setblocking(False)  # set_wakeup_fd requires it
+        self._previous_fd = signal.set_wakeup_fd(self._write.fileno(),
+                                                 warn_on_full_buffer=False)
+        for signum in self.signals:
+            # A Python handler must be installed for the C handler (and so the
+            # wakeup byte) to run at all; the work is done in wait().
+            self._previous[signum] = signal.signal(signum, _ignore)
+        return self
+
+    def wait(self) -> int:
+        """The number of the first of ``signals`` to arrive."""
+        while True:
+            select.select([self._read], [], [])
+            for signum in self._read.recv(64):
+                if signum in self.signals:
+                    return signum
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        signal.set_wakeup_fd(self._previous_fd)
+        self._read.close()
+        self._write.close()
+
+
+def _ignore(_signum: int, _frame: FrameType | None) -> None:
+    """The Python-level handler: nothing to do, :meth:`SignalWaiter.wait` reacts."""

@@ -77,3 +77,17 @@ def test_tui_reports_what_is_wrong(tmp_path: Path, runs: list[dict[str, Any]],
     finally:
         plane.stop()
     assert runs == []
+
+
+def test_other_commands_do_not_load_the_dashboard():
+    """Every command registers ``tui``; only ``tui`` itself may import Textual (the
+    daemon would carry its memory for nothing). Rich is not checked: the ``podman``
+    package imports it when it is installed."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom minikube_py.cli.main import build_parser\nbuild_parser()\n"
+            "print(sorted(m for m in ('textual', 'tui.app') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
