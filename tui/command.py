@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from minikube_py.apiserver.server import ListenError
+from minikube_py.apiserver.tls import CertificateError
 from minikube_py.cli.daemon import add_control_plane_arguments, options_from_args
 from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import KubeconfigError, load
@@ -103,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"starting the control plane in {options.state_dir} ...", file=sys.stderr)
     try:
         plane.start()
-    except (StateDirLocked, NodeConfigError, ValueError, PodmanUnavailable, ListenError) as exc:
+    except (StateDirLocked, NodeConfigError, ValueError, PodmanUnavailable, ListenError,
+            CertificateError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except (JournalCorrupt, SnapshotError) as exc:

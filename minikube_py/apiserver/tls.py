@@ -4,57 +4,59 @@ Why TLS on loopback: Kubernetes clients (client-go, so kubectl) refuse to send
 a bearer token over plain HTTP, and a token sent in clear text would be
 readable by anyone who can sniff loopback. So the daemon serves HTTPS only.
 
-Contract:
+Contract of :func:`ensure`:
 
 * ``STATE_DIR/pki/ca.crt`` + ``ca.key`` are created once (ECDSA P-256, ten
   years) and kept, so kubeconfigs stay valid across restarts; the CA's
   certificate goes into the kubeconfig as ``certificate-authority-data``.
 * ``apiserver.crt`` + ``apiserver.key`` are (re)issued by that CA whenever the
   names it must cover change (``localhost``, ``127.0.0.1``, ``::1`` and the
-  listen address) or it is within 30 days of expiry.
+  listen address, :func:`names`), it is within 30 days of expiry, it or the CA
+  was replaced, or the record of what was issued is missing.
 * Keys are written 0600, certificates 0644, atomically and durably (fsync).
+* A failure raises :class:`CertificateError` with the reason (e.g. a
+  read-only state directory).
+
+Issuing needs the ``cryptography`` package, which maps about 8 MB into a
+process for good. So this module uses only the standard library: the
+certificates are issued by :mod:`.tls_issue` in a short-lived child process,
+which also records what it issued (names, expiry, SHA-256 of both
+certificates) in ``pki/apiserver.json``; each start compares that record with
+the files and the wanted names, and the daemon itself never loads the crypto
+library.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import hashlib
 import ipaddress
+import json
 import os
 import ssl
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+__all__ = ["RECORD", "CertificateError", "ensure", "names", "server_context"]
 
-_DAY = dt.timedelta(days=1)
-
-
-def _write(path: Path, data: bytes, mode: int) -> None:
-    # fsync before the rename and of the directory after it: without them a power
-    # loss (or a disk error that drops dirty pages) can persist the rename but not
-    # the data, leaving an empty PEM the next start cannot load.
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+#: The helper's record of the server certificate it issued (see :mod:`.tls_issue`).
+RECORD = "apiserver.json"
+#: A certificate this close to its expiry is issued again.
+RENEW_BEFORE = 30 * 86400.0
+#: The package's parent directory: where the helper process imports it from.
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+_ISSUE_TIMEOUT = 60.0
 
 
-def _key_bytes(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
+class CertificateError(Exception):
+    """The API's certificates could not be issued; the message says why."""
 
 
-def _names(host: str) -> tuple[list[str], list[str]]:
+def names(host: str) -> tuple[list[str], list[str]]:
+    """The DNS names and IP addresses the server certificate must cover for a
+    daemon listening on ``host`` (a wildcard address adds nothing)."""
     dns = ["localhost", "minikube-py"]
     ips = ["127.0.0.1", "::1"]
     if host and host not in ("0.0.0.0", "::"):
@@ -68,40 +70,26 @@ def _names(host: str) -> tuple[list[str], list[str]]:
     return dns, ips
 
 
-def _load_ca(pki: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
-    crt, key = pki / "ca.crt", pki / "ca.key"
-    if crt.exists() and key.exists():
-        cert = x509.load_pem_x509_certificate(crt.read_bytes())
-        private = serialization.load_pem_private_key(key.read_bytes(), password=None)
-        if isinstance(private, ec.EllipticCurvePrivateKey):
-            return cert, private
-    private = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "minikube-py-ca")])
-    now = dt.datetime.now(dt.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(private.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - _DAY).not_valid_after(now + 3650 * _DAY)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-            .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True,
-                                         crl_sign=True, content_commitment=False,
-                                         key_encipherment=False, data_encipherment=False,
-                                         key_agreement=False, encipher_only=False,
-                                         decipher_only=False), critical=True)
-            .sign(private, hashes.SHA256()))
-    _write(key, _key_bytes(private), 0o600)
-    _write(crt, cert.public_bytes(serialization.Encoding.PEM), 0o644)
-    return cert, private
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _covers(cert: x509.Certificate, dns: list[str], ips: list[str]) -> bool:
+def current(pki: Path, host: str, *, now: float | None = None) -> bool:
+    """Whether the certificates in ``pki`` serve ``host`` as they are (see the
+    module contract); False for anything missing, unreadable or different."""
     try:
-        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    except x509.ExtensionNotFound:
+        record: Any = json.loads((pki / RECORD).read_text())
+        if not (pki / "apiserver.key").is_file() or not (pki / "ca.key").is_file():
+            return False
+        fresh = float(record["notAfter"]) - (time.time() if now is None else now) > \
+            RENEW_BEFORE
+        same_files = (record["sha256"] == _sha256(pki / "apiserver.crt")
+                      and record["caSha256"] == _sha256(pki / "ca.crt"))
+        dns, ips = names(host)
+        covered = set(dns) <= set(record["dns"]) and set(ips) <= set(record["ips"])
+    except (OSError, ValueError, KeyError, TypeError):
         return False
-    have_dns = set(san.get_values_for_type(x509.DNSName))
-    have_ips = {str(ip) for ip in san.get_values_for_type(x509.IPAddress)}
-    fresh = cert.not_valid_after_utc - dt.datetime.now(dt.UTC) > 30 * _DAY
-    return fresh and set(dns) <= have_dns and set(ips) <= have_ips
+    return bool(fresh and same_files and covered)
 
 
 def ensure(state_dir: Path, host: str) -> tuple[Path, Path, Path]:
@@ -109,32 +97,28 @@ def ensure(state_dir: Path, host: str) -> tuple[Path, Path, Path]:
 
     Returns (ca.crt, apiserver.crt, apiserver.key).
     """
-    pki = state_dir / "pki"
-    pki.mkdir(mode=0o700, exist_ok=True)
-    ca_cert, ca_key = _load_ca(pki)
-    crt, key = pki / "apiserver.crt", pki / "apiserver.key"
-    dns, ips = _names(host)
-    if crt.exists() and key.exists():
-        cert = x509.load_pem_x509_certificate(crt.read_bytes())
-        if _covers(cert, dns, ips) and cert.issuer == ca_cert.subject:
-            return pki / "ca.crt", crt, key
-    private = ec.generate_private_key(ec.SECP256R1())
-    now = dt.datetime.now(dt.UTC)
-    san = [x509.DNSName(d) for d in dns] + [x509.IPAddress(ipaddress.ip_address(i))
-                                            for i in ips]
-    cert = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "minikube-py")]))
-            .issuer_name(ca_cert.subject).public_key(private.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - _DAY).not_valid_after(now + 825 * _DAY)
-            .add_extension(x509.SubjectAlternativeName(san), critical=False)
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
-                           critical=False)
-            .sign(ca_key, hashes.SHA256()))
-    _write(key, _key_bytes(private), 0o600)
-    _write(crt, cert.public_bytes(serialization.Encoding.PEM), 0o644)
-    return pki / "ca.crt", crt, key
+    pki = Path(state_dir) / "pki"
+    if not current(pki, host):
+        _issue(Path(state_dir), host)
+        if not current(pki, host):  # the helper succeeded but left no usable record
+            raise CertificateError(f"the certificates issued in {pki} do not check out")
+    return pki / "ca.crt", pki / "apiserver.crt", pki / "apiserver.key"
+
+
+def _issue(state_dir: Path, host: str) -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(_PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "minikube_py.apiserver.tls_issue", str(state_dir), host],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env,
+            timeout=_ISSUE_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CertificateError(f"cannot run the certificate helper: {exc}") from None
+    if done.returncode != 0:
+        reason = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        raise CertificateError(reason[0])
 
 
 def server_context(cert: Path, key: Path) -> ssl.SSLContext:

@@ -20,6 +20,7 @@ from types import FrameType
 from typing import Any
 
 from ..apiserver.server import ListenError
+from ..apiserver.tls import CertificateError
 from ..controlplane import DEFAULT_PORT, ControlPlane, Options, parse_listen
 from ..nodes import NodeConfigError
 from ..runtime.podman_service import PodmanUnavailable
@@ -187,7 +188,8 @@ def run(args: argparse.Namespace) -> int:
     plane = ControlPlane(options)
     try:
         plane.start()
-    except (StateDirLocked, NodeConfigError, ValueError, PodmanUnavailable) as exc:
+    except (StateDirLocked, NodeConfigError, ValueError, PodmanUnavailable,
+            CertificateError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except (JournalCorrupt, SnapshotError) as exc:

@@ -18,7 +18,9 @@ from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import load
 from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
 
-pytestmark = pytest.mark.integration
+# Each test drives many pods through several phases on real Podman: on a shared,
+# loaded host one takes minutes, so the budgets are generous (a hang still fails).
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 IMAGE_A = "localhost/minikube-py/busybox:1.35"
 IMAGE_B = "localhost/minikube-py/busybox:latest"  # same bits, another name: a new template
@@ -84,7 +86,7 @@ def running_ready(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def converge(d: Daemon, replicas: int, image: str, timeout: float = 120) -> None:
+def converge(d: Daemon, replicas: int, image: str, timeout: float = 240) -> None:
     """Until the store has exactly ``replicas`` ready pods of ``image`` and nothing else,
     and Podman runs exactly those containers."""
     deadline = time.monotonic() + timeout
@@ -110,7 +112,8 @@ def test_deployment_lifecycle(cluster: Daemon):
     assert d.kubectl("apply", "-f", "-", input=deployment(IMAGE_A)).stdout.strip() == \
         "deployment.apps/web created"
     converge(d, 5, IMAGE_A)
-    out = d.kubectl("rollout", "status", "deployment/web", "--timeout=60s").stdout
+    out = d.kubectl("rollout", "status", "deployment/web", "--timeout=240s",
+                    timeout=260).stdout
     assert 'deployment "web" successfully rolled out' in out
 
     # A container killed behind the kubelet's back is restarted.
@@ -182,8 +185,8 @@ def test_deployment_lifecycle(cluster: Daemon):
     watcher.start()
     watching.wait(5)
     d.kubectl("apply", "-f", "-", input=deployment(IMAGE_B))
-    out = d.kubectl("rollout", "status", "deployment/web", "--timeout=120s",
-                    timeout=150).stdout
+    out = d.kubectl("rollout", "status", "deployment/web", "--timeout=240s",
+                    timeout=260).stdout
     assert 'deployment "web" successfully rolled out' in out
     converge(d, 5, IMAGE_B)
     stop.set()
@@ -193,7 +196,7 @@ def test_deployment_lifecycle(cluster: Daemon):
     # Undo returns to the previous image.
     assert d.kubectl("rollout", "undo", "deployment/web").stdout.strip() == \
         "deployment.apps/web rolled back"
-    d.kubectl("rollout", "status", "deployment/web", "--timeout=120s", timeout=150)
+    d.kubectl("rollout", "status", "deployment/web", "--timeout=240s", timeout=260)
     converge(d, 5, IMAGE_A)
     history = d.kubectl("rollout", "history", "deployment/web").stdout
     assert "REVISION" in history
@@ -213,7 +216,7 @@ def test_minikube_py_rollout_undo_and_history(cluster: Daemon, tmp_path: Path):
     converge(d, 2, IMAGE_A)
     d.cli("apply", "-f", "-", input=deployment(IMAGE_B, replicas=2))
     assert 'successfully rolled out' in d.cli("rollout", "status", "deployment", "web",
-                                              "--timeout", "120").stdout
+                                              "--timeout", "240", timeout=260).stdout
     converge(d, 2, IMAGE_B)
     assert d.cli("rollout", "undo", "deployment", "web").stdout == \
         "deployment.apps/web rolled back\n"
