@@ -237,8 +237,8 @@ class ControlPlane:
             self._forget_unconfigured_nodes({s.name for s in specs})
             real = opts.runtime == "podman"
             # One Podman serves every node: its kubelets share one relist of it
-            # (younger than half their 1 s relist interval), instead of each
-            # asking Podman the same two questions every second.
+            # (younger than half their shortest, 1 s, relist interval), instead of
+            # each asking Podman the same two questions.
             shared = (RuntimeLister(self._podman, max_age=0.5)
                       if self._podman is not None else None)
             for index, spec in enumerate(specs):

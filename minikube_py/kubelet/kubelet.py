@@ -22,7 +22,13 @@ registers the Node and starts:
   resyncs every pod;
 * a **relist** thread (the generic PLEG): every ``relist_interval`` seconds
   one cheap look at the runtime (:mod:`.pleg`) enqueues only the pods whose
-  runtime state changed; after the runtime was unreachable, every pod. The
+  runtime state changed; after the runtime was unreachable, every pod. While
+  the runtime events stream is subscribed, events carry the changes and the
+  relist is only the safety net: it runs every ``evented_relist_interval``
+  seconds instead (Kubernetes' evented PLEG stretches it to 300 s; ours is
+  shorter because a Podman event can be missed while its journal rotates).
+  A stream that ends wakes the relist at once and brings back the short
+  interval, so a runtime going away is noticed within a second. The
   look goes through ``lister``, a :class:`~.pleg.RuntimeLister` that kubelets
   sharing one runtime also share (one listing per interval for all of them);
   the relists fall on multiples of the interval so that they coincide;
@@ -120,7 +126,8 @@ class Kubelet:
                  host: HostInfo, state_dir: Path, clock: Callable[[], float] = time.time,
                  heartbeat_interval: float = 10.0, workers: int = 4,
                  kubelet_version: str = "v1.32.0", resync_interval: float = 10.0,
-                 relist_interval: float = 1.0, lister: RuntimeLister | None = None,
+                 relist_interval: float = 1.0, evented_relist_interval: float = 10.0,
+                 lister: RuntimeLister | None = None,
                  restart_backoff: tuple[float, float] = (10.0, 300.0),
                  backoff_reset: float = 600.0, probe_time_scale: float = 1.0,
                  cgroup_root: Path | None = DEFAULT_CGROUP_ROOT, cluster: str = "",
@@ -135,6 +142,7 @@ class Kubelet:
         self.workers = max(1, workers)
         self.resync_interval = resync_interval
         self.relist_interval = relist_interval
+        self.evented_relist_interval = max(relist_interval, evented_relist_interval)
         # Kubelets of nodes that share one runtime share one lister, so they list it
         # once per relist between them; a kubelet on its own lists for itself.
         self.lister = lister if lister is not None else RuntimeLister(runtime)
@@ -167,6 +175,10 @@ class Kubelet:
         self._streams_lock = threading.Lock()
         self._watch: WatchStream | None = None
         self._events: RuntimeEventStream | None = None
+        # Set while a runtime events stream is subscribed (the relist may slow down).
+        self._subscribed = threading.Event()
+        # Wakes the relist loop early: the stream ended, or stop() was called.
+        self._relist_wake = threading.Event()
         self._started = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -185,6 +197,7 @@ class Kubelet:
         # Subscribe before the first list, so no runtime change falls in between.
         try:
             self._events = self.runtime.events()
+            self._subscribed.set()
         except Exception:  # the events loop subscribes again
             log.exception("node %s: subscribing to runtime events failed", self.node.name)
         loops: list[tuple[str, Callable[[], None]]] = [
@@ -200,6 +213,7 @@ class Kubelet:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop every loop and join the threads (within ``timeout`` seconds)."""
         self._stop.set()
+        self._relist_wake.set()
         self.queue.shut_down()
         with self._streams_lock:
             if self._watch is not None:
@@ -346,6 +360,7 @@ class Kubelet:
         if self._stop.is_set():
             stream.stop()
             return None
+        self._subscribed.set()
         log.info("node %s: subscribed to runtime events again; resyncing", self.node.name)
         self._enqueue_all()  # changes while we were not subscribed
         return stream
@@ -363,6 +378,9 @@ class Kubelet:
                 if not self._stop.is_set():
                     log.warning("node %s: runtime event stream ended", self.node.name)
                 stream = None
+                # Without events, only the relist sees changes: look now, then often.
+                self._subscribed.clear()
+                self._relist_wake.set()
                 continue
             if event.labels.get(LABEL_NODE) != self.node.name:
                 continue
@@ -370,11 +388,21 @@ class Kubelet:
             if ns and name:
                 self.queue.add(f"{ns}/{name}")
 
+    def current_relist_interval(self) -> float:
+        """Seconds between relists now: long while runtime events flow, short without."""
+        return (self.evented_relist_interval if self._subscribed.is_set()
+                else self.relist_interval)
+
     def _relist_loop(self) -> None:
         previous: Snapshot | None = None
         down = False
-        # Relists fall on the same instants in every kubelet (see pleg.next_tick).
-        while not self._stop.wait(next_tick(self.relist_interval)):
+        while True:
+            interval = self.current_relist_interval()
+            # Relists fall on the same instants in every kubelet (see pleg.next_tick).
+            self._relist_wake.wait(next_tick(interval))
+            self._relist_wake.clear()
+            if self._stop.is_set():
+                return
             try:
                 current = self.lister.snapshot(self.node.name)
             except Exception:  # the runtime is restarting: note it, keep looking

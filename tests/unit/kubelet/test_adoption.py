@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from minikube_py.kubelet.pleg import RuntimeLister, changed_keys, next_tick, runtime_snapshot
@@ -196,3 +198,25 @@ def test_a_failed_listing_raises_to_its_caller_and_is_not_kept():
 ])
 def test_next_tick_aligns_relists_on_multiples_of_the_interval(interval, now, expected):
     assert next_tick(interval, now) == pytest.approx(expected)
+
+
+def test_relist_is_a_slow_safety_net_while_runtime_events_flow(make_kubelet, runtime):
+    lister = RuntimeLister(runtime)
+    kubelet = make_kubelet(relist_interval=0.05, evented_relist_interval=300.0, lister=lister)
+    assert kubelet.current_relist_interval() == 300.0
+    time.sleep(1.0)  # twenty 0.05 s ticks
+    assert lister.listings == 0  # subscribed: no 0.05 s relists
+    # The stream ends (runtime restarted): the relist runs at once and then often,
+    # until the kubelet subscribes again (after about a second).
+    runtime.simulate_restart()
+    wait_for("fast relists without events", lambda: lister.listings >= 3, timeout=5.0)
+    wait_for("subscribed again", lambda: kubelet.current_relist_interval() == 300.0,
+             timeout=5.0)
+    settled = lister.listings
+    time.sleep(1.0)
+    assert lister.listings <= settled + 1  # at most one relist in flight when it resubscribed
+
+
+def test_evented_relist_interval_is_never_shorter_than_the_generic_one(make_kubelet):
+    kubelet = make_kubelet(relist_interval=2.0, evented_relist_interval=0.5)
+    assert kubelet.current_relist_interval() == 2.0
