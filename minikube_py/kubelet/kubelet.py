@@ -27,8 +27,10 @@ registers the Node and starts:
   relist is only the safety net: it runs every ``evented_relist_interval``
   seconds instead (Kubernetes' evented PLEG stretches it to 300 s; ours is
   shorter because a Podman event can be missed while its journal rotates).
-  A stream that ends wakes the relist at once and brings back the short
-  interval, so a runtime going away is noticed within a second. The
+  A stream that ends, or says it is interrupted (a reconnecting stream's
+  marker, :data:`~minikube_py.runtime.base.EVENT_STREAM_INTERRUPTED`), wakes
+  the relist at once and brings back the short interval until events flow
+  again, so a runtime going away is noticed within a second. The
   look goes through ``lister``, a :class:`~.pleg.RuntimeLister` that kubelets
   sharing one runtime also share (one listing per interval for all of them);
   the relists fall on multiples of the interval so that they coincide;
@@ -73,6 +75,8 @@ from ..client.workqueue import WorkQueue
 from ..nodes import HostInfo, HostReadings, NodeSpec
 from ..runtime.base import (
     CONTAINER_EXITED,
+    EVENT_STREAM_INTERRUPTED,
+    EVENT_STREAM_RESUMED,
     LABEL_NAME,
     LABEL_NAMESPACE,
     LABEL_NODE,
@@ -378,15 +382,27 @@ class Kubelet:
                 if not self._stop.is_set():
                     log.warning("node %s: runtime event stream ended", self.node.name)
                 stream = None
-                # Without events, only the relist sees changes: look now, then often.
-                self._subscribed.clear()
-                self._relist_wake.set()
+                self._events_lost()
+                continue
+            if event.type == EVENT_STREAM_INTERRUPTED:  # it reconnects by itself
+                log.warning("node %s: runtime event stream interrupted; relisting every "
+                            "%g s until it is back", self.node.name, self.relist_interval)
+                self._events_lost()
+                continue
+            if event.type == EVENT_STREAM_RESUMED:
+                log.info("node %s: runtime event stream back", self.node.name)
+                self._subscribed.set()
                 continue
             if event.labels.get(LABEL_NODE) != self.node.name:
                 continue
             ns, name = event.labels.get(LABEL_NAMESPACE), event.labels.get(LABEL_NAME)
             if ns and name:
                 self.queue.add(f"{ns}/{name}")
+
+    def _events_lost(self) -> None:
+        # Without events, only the relist sees changes: look now, then often.
+        self._subscribed.clear()
+        self._relist_wake.set()
 
     def current_relist_interval(self) -> float:
         """Seconds between relists now: long while runtime events flow, short without."""

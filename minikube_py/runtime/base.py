@@ -49,6 +49,8 @@ __all__ = [
     "EVENT_SANDBOX_DELETED",
     "EVENT_SANDBOX_READY",
     "EVENT_SANDBOX_STOPPED",
+    "EVENT_STREAM_INTERRUPTED",
+    "EVENT_STREAM_RESUMED",
     "LABEL_CONTAINER_NAME",
     "LABEL_NAME",
     "LABEL_NAMESPACE",
@@ -108,6 +110,12 @@ EVENT_CONTAINER_DELETED = "container-deleted"
 EVENT_SANDBOX_READY = "sandbox-ready"
 EVENT_SANDBOX_STOPPED = "sandbox-stopped"
 EVENT_SANDBOX_DELETED = "sandbox-deleted"
+#: Markers about the subscription itself, not about any object (empty ids and
+#: labels): the stream lost its connection to the runtime and is reconnecting
+#: (events may be late until it is back), and it is connected again. A stream
+#: that reconnects by itself sends one ``interrupted`` per gap, then ``resumed``.
+EVENT_STREAM_INTERRUPTED = "stream-interrupted"
+EVENT_STREAM_RESUMED = "stream-resumed"
 
 
 # ------------------------------------------------------------------ errors

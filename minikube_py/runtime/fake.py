@@ -80,6 +80,8 @@ from .base import (
     EVENT_SANDBOX_DELETED,
     EVENT_SANDBOX_READY,
     EVENT_SANDBOX_STOPPED,
+    EVENT_STREAM_INTERRUPTED,
+    EVENT_STREAM_RESUMED,
     SANDBOX_NOTREADY,
     SANDBOX_READY,
     ContainerConfig,
@@ -613,3 +615,12 @@ class FakeRuntime:
         with self._cond:
             self._subscribers.append(stream)
         return stream
+
+    def interrupt_events(self, *, resume: bool = False) -> None:
+        """Tell every subscriber its stream lost (or, ``resume``, regained) the
+        runtime, as a reconnecting real stream does; events keep flowing."""
+        type_ = EVENT_STREAM_RESUMED if resume else EVENT_STREAM_INTERRUPTED
+        with self._cond:
+            streams = list(self._subscribers)
+        for stream in streams:
+            stream.push(RuntimeEvent(type_, "", "", {}, self._clock()))

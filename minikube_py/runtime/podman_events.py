@@ -28,7 +28,10 @@ The first connection asks for events *since the moment of subscription*, so
 nothing between :meth:`~.podman.PodmanRuntime.events` returning and the
 connection being established is lost. If the stream drops (the service
 restarted, say) the thread reconnects with backoff, asking again from the time
-of the last event it saw, and drops the duplicates. :meth:`PodmanEventStream.stop`
+of the last event it saw, and drops the duplicates. The consumer hears of the
+gap: a drop queues one stream-interrupted marker, the next successful
+connection a stream-resumed one (see :data:`~.base.EVENT_STREAM_INTERRUPTED`),
+so it can watch the runtime by other means meanwhile. :meth:`PodmanEventStream.stop`
 shuts the connection down, so the thread and any blocked ``next`` end at once.
 """
 
@@ -51,6 +54,8 @@ from .base import (
     EVENT_SANDBOX_DELETED,
     EVENT_SANDBOX_READY,
     EVENT_SANDBOX_STOPPED,
+    EVENT_STREAM_INTERRUPTED,
+    EVENT_STREAM_RESUMED,
     LABEL_CLUSTER,
     LABEL_POD_UID,
     RuntimeEvent,
@@ -163,6 +168,9 @@ class PodmanEventStream:
         self._recent: collections.deque[tuple[int, str, str]] = collections.deque()
         self._seen: set[tuple[int, str, str]] = set()
         self._pods_of: dict[str, str] = {}  # container id -> pod id, from earlier events
+        # Optimistic until the first attempt says otherwise: the consumer counts a
+        # fresh subscription as live, so only a failure is news.
+        self._connected = True
         self._thread = threading.Thread(target=self._run, name="podman-events", daemon=True)
         self._thread.start()
 
@@ -215,6 +223,7 @@ class PodmanEventStream:
                 if self._stopped.is_set():
                     break
                 backoff = 0.2
+                self._mark(connected=True)
                 for item in iter_json_lines(response):
                     if self._stopped.is_set():
                         break
@@ -228,9 +237,19 @@ class PodmanEventStream:
                 if response is not None:
                     shutdown_response(response)
                 close_client(client)
+            if not self._stopped.is_set():  # dropped (or never made): say so once per gap
+                self._mark(connected=False)
             if self._stopped.wait(backoff):
                 break
             backoff = min(backoff * 2, _BACKOFF_MAX)
+
+    def _mark(self, *, connected: bool) -> None:
+        """Queue the interrupted / resumed marker when the connection state changes."""
+        if connected == self._connected:
+            return
+        self._connected = connected
+        type_ = EVENT_STREAM_RESUMED if connected else EVENT_STREAM_INTERRUPTED
+        self._queue.put(RuntimeEvent(type_, "", "", {}, time.time()))
 
     def _handle(self, item: Mapping[str, Any]) -> None:
         nano = item.get("timeNano")

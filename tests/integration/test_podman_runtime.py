@@ -29,6 +29,8 @@ from minikube_py.runtime.base import (
     EVENT_SANDBOX_DELETED,
     EVENT_SANDBOX_READY,
     EVENT_SANDBOX_STOPPED,
+    EVENT_STREAM_INTERRUPTED,
+    EVENT_STREAM_RESUMED,
     LABEL_CONTAINER_NAME,
     LABEL_NODE,
     LABEL_POD_UID,
@@ -607,6 +609,13 @@ def test_event_stream_reconnects_after_the_service_restarts(
         try:
             got = _collect(stream, {(EVENT_SANDBOX_READY, sandbox.id)}, timeout=20)
             assert (EVENT_SANDBOX_READY, sandbox.id) in {(e.type, e.sandbox_id) for e in got}
+            # The consumer heard of the gap: one interrupted marker, then one resumed,
+            # both before the event that came over the new connection.
+            kinds = [e.type for e in got]
+            assert kinds.count(EVENT_STREAM_INTERRUPTED) == 1, kinds
+            assert kinds.count(EVENT_STREAM_RESUMED) == 1, kinds
+            assert kinds.index(EVENT_STREAM_INTERRUPTED) < kinds.index(EVENT_STREAM_RESUMED) \
+                < kinds.index(EVENT_SANDBOX_READY), kinds
         finally:
             rt.remove_sandbox(sandbox.id)
             stream.stop()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
@@ -215,6 +216,26 @@ def test_relist_is_a_slow_safety_net_while_runtime_events_flow(make_kubelet, run
     settled = lister.listings
     time.sleep(1.0)
     assert lister.listings <= settled + 1  # at most one relist in flight when it resubscribed
+
+
+def test_an_interrupted_stream_brings_back_fast_relists_until_it_resumes(
+        make_kubelet, runtime, caplog):
+    # A reconnecting stream (Podman's) never ends: it says it lost the runtime,
+    # then that it is back. Meanwhile the relist must watch the runtime often.
+    lister = RuntimeLister(runtime)
+    kubelet = make_kubelet(relist_interval=0.05, evented_relist_interval=300.0, lister=lister)
+    with caplog.at_level(logging.INFO, logger="minikube_py.kubelet.kubelet"):
+        runtime.interrupt_events()
+        wait_for("fast relists while interrupted", lambda: lister.listings >= 3, timeout=5.0)
+        assert kubelet.current_relist_interval() == 0.05
+        assert "runtime event stream interrupted" in caplog.text
+        runtime.interrupt_events(resume=True)
+        wait_for("slow relists once resumed",
+                 lambda: kubelet.current_relist_interval() == 300.0, timeout=5.0)
+        settled = lister.listings
+        time.sleep(0.5)
+        assert lister.listings <= settled + 1  # at most the relist already in flight
+        assert "runtime event stream back" in caplog.text
 
 
 def test_evented_relist_interval_is_never_shorter_than_the_generic_one(make_kubelet):
