@@ -191,16 +191,27 @@ class StatusError(Exception):
 
     Subclasses fix ``reason`` and ``code`` to Kubernetes' canonical pairs.
     ``details`` follows ``metav1.StatusDetails`` (name, group, kind, causes,
-    retryAfterSeconds).
+    retryAfterSeconds) and is present exactly where kube-apiserver's
+    constructor for that error sets it (``k8s.io/apimachinery/pkg/api/errors``):
+    errors about a resource (NotFound, AlreadyExists, Conflict, Invalid,
+    Forbidden, MethodNotAllowed) always carry it, empty (``{}``) when no
+    resource is named, as ``NewGenericServerResponse`` leaves it; BadRequest,
+    Unauthorized, Expired, Gone, RequestEntityTooLarge, UnsupportedMediaType,
+    NotAcceptable and ServiceUnavailable never do. Clients rely on this:
+    kubectl reads ``details.name`` of a 404 without checking for nil.
     """
 
     reason: ClassVar[str] = "InternalError"
     code: ClassVar[int] = 500
+    #: Whether a Status of this class carries ``details`` when none are given.
+    has_details: ClassVar[bool] = False
 
     def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.details: dict[str, Any] = details or {}
+        if details is None and self.has_details:
+            details = {}
+        self.details: dict[str, Any] | None = details
 
     def to_status(self) -> dict[str, Any]:
         """The ``v1 Status`` object for this error."""
@@ -211,10 +222,15 @@ class StatusError(Exception):
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
-            "code": self.code,
         }
-        if self.details:
-            status["details"] = self.details
+        if self.details is not None:
+            # Every StatusDetails / StatusCause field is omitempty in Go.
+            details = {k: v for k, v in self.details.items() if v not in ("", None, [], 0)}
+            if "causes" in details:
+                details["causes"] = [{k: v for k, v in c.items() if v not in ("", None)}
+                                     for c in details["causes"]]
+            status["details"] = details
+        status["code"] = self.code
         return status
 
     def __str__(self) -> str:
@@ -233,6 +249,7 @@ def _qualified(resource: str, group: str) -> str:
 
 
 class NotFound(StatusError):
+    has_details = True
     reason = "NotFound"
     code = 404
 
@@ -246,6 +263,7 @@ class NotFound(StatusError):
 
 
 class AlreadyExists(StatusError):
+    has_details = True
     reason = "AlreadyExists"
     code = 409
 
@@ -258,6 +276,7 @@ class AlreadyExists(StatusError):
 
 
 class Conflict(StatusError):
+    has_details = True
     reason = "Conflict"
     code = 409
 
@@ -274,6 +293,7 @@ class Invalid(StatusError):
 
     reason = "Invalid"
     code = 422
+    has_details = True
 
     def __init__(self, message: str, *, details: dict[str, Any] | None = None,
                  errors: Sequence[FieldError] = ()) -> None:
@@ -311,11 +331,22 @@ class Unauthorized(StatusError):
 class Forbidden(StatusError):
     reason = "Forbidden"
     code = 403
+    has_details = True
+
+    @classmethod
+    def of(cls, resource: str, name: str, why: str, *, group: str = "") -> Forbidden:
+        """``pods "web" is forbidden: why`` (``NewForbidden``); no name: ``pods is
+        forbidden: why``."""
+        what = _qualified(resource, group)
+        subject = f'{what} "{name}"' if name else what
+        return cls(f"{subject} is forbidden: {why}",
+                   details=_resource_details(resource, name, group))
 
 
 class MethodNotAllowed(StatusError):
     reason = "MethodNotAllowed"
     code = 405
+    has_details = True
 
 
 class Gone(StatusError):
@@ -344,10 +375,21 @@ class TooManyRequests(StatusError):
     reason = "TooManyRequests"
     code = 429
 
+    @classmethod
+    def retry_after(cls, message: str, seconds: int) -> TooManyRequests:
+        """``NewTooManyRequests``: the client should come back in ``seconds``."""
+        return cls(message, details={"retryAfterSeconds": seconds})
+
 
 class InternalError(StatusError):
     reason = "InternalError"
     code = 500
+
+    @classmethod
+    def of(cls, cause: str) -> InternalError:
+        """``NewInternalError``: ``Internal error occurred: cause``, with the
+        cause in ``details.causes``."""
+        return cls(f"Internal error occurred: {cause}", details={"causes": [{"message": cause}]})
 
 
 class ServiceUnavailable(StatusError):

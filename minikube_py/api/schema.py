@@ -63,6 +63,8 @@ __all__ = [
     "openapi_document",
     "openapi_schema",
     "patch_strategy",
+    "swagger_definitions",
+    "type_errors",
     "unknown_fields",
 ]
 
@@ -180,7 +182,9 @@ def _zero(schema: Schema) -> Any:
 class _Decoder:
     """One decoding pass: collects type errors and unknown field paths."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, copies: bool = True) -> None:
+        #: False: only check (free-form values are not copied).
+        self.copies = copies
         self.type_errors: list[str] = []
         self.unknown: list[str] = []
         #: Well-typed values that are still wrong (quantity syntax): field errors.
@@ -189,7 +193,7 @@ class _Decoder:
     def value(self, schema: Schema, value: Any, path: str) -> Any:
         kind = schema.type
         if kind == ANY:
-            return copy.deepcopy(value)
+            return copy.deepcopy(value) if self.copies else value
         if kind == OBJECT:
             return self._object(schema, value, path)
         if kind == MAP:
@@ -214,7 +218,7 @@ class _Decoder:
         if kind == FREE_FORM:
             if not isinstance(value, Mapping):
                 return self._wrong(schema, value, path)
-            return copy.deepcopy(dict(value))
+            return copy.deepcopy(dict(value)) if self.copies else value
         return self._scalar(schema, value, path)
 
     def _object(self, schema: Schema, value: Any, path: str) -> Any:
@@ -336,6 +340,15 @@ def decode(obj: Mapping[str, Any], *, strict: bool = True) -> dict[str, Any]:
     return out
 
 
+def type_errors(root: Schema, value: Any) -> list[str]:
+    """Every place where ``value`` has another JSON type than ``root`` says, in
+    document order (``metadata: expected object, got string "xx"``). Unknown
+    fields and nulls are not type errors; nothing is copied or changed."""
+    decoder = _Decoder(copies=False)
+    decoder.value(root, value, "")
+    return decoder.type_errors
+
+
 def unknown_fields(obj: Mapping[str, Any]) -> list[str]:
     """Paths of the fields of ``obj`` its schema does not know, in document
     order, e.g. ``["spec.containers[0].imagee"]``. Type errors are ignored."""
@@ -365,12 +378,16 @@ class _OpenAPI:
             if schema.name not in self.components:
                 self.components[schema.name] = {}  # reserve first: breaks cycles
                 self.components[schema.name] = self._body(schema)
-            out: dict[str, Any] = {"allOf": [{"$ref": "#/components/schemas/" + schema.name}]}
+            out = self._reference(schema.name)
             if schema.description:
                 out["description"] = schema.description
             self._extensions(schema, out)
             return out
         return self._body(schema)
+
+    @staticmethod
+    def _reference(name: str) -> dict[str, Any]:
+        return {"allOf": [{"$ref": "#/components/schemas/" + name}]}
 
     def _body(self, schema: Schema) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -428,6 +445,26 @@ class _OpenAPI:
             out["x-kubernetes-map-type"] = schema.map_type
 
 
+class _Swagger(_OpenAPI):
+    """The same trees as Swagger 2.0 (OpenAPI v2) definitions, as Kubernetes'
+    ``/openapi/v2`` has them: a plain ``$ref`` beside the description, and
+    quantities and int-or-strings as strings (v2 has no ``oneOf``)."""
+
+    @staticmethod
+    def _reference(name: str) -> dict[str, Any]:
+        return {"$ref": "#/definitions/" + name}
+
+    def _body(self, schema: Schema) -> dict[str, Any]:
+        if schema.type in (QUANTITY, INT_OR_STRING):
+            out: dict[str, Any] = {"type": "string"}
+            if schema.type == INT_OR_STRING:
+                out["format"] = "int-or-string"
+            if schema.description:
+                out["description"] = schema.description
+            return out
+        return super()._body(schema)
+
+
 def openapi_schema(kind: str) -> dict[str, Any]:
     """The OpenAPI v3 schema of ``kind``, fully inlined, with
     ``x-kubernetes-group-version-kind`` at the top and
@@ -457,3 +494,17 @@ def openapi_document(kind_names: Iterable[str], *, title: str = "Kubernetes",
         "paths": {},
         "components": {"schemas": components},
     }
+
+
+def swagger_definitions(kind_names: Iterable[str]) -> dict[str, Any]:
+    """Swagger 2.0 ``definitions`` for the given kinds and every named shape
+    they use (``/openapi/v2`` style), each kind's carrying its
+    ``x-kubernetes-group-version-kind``."""
+    definitions: dict[str, Any] = {}
+    renderer = _Swagger(definitions)
+    for kind in kind_names:
+        root = field_schema(kind)
+        body = renderer.render(root, top=True)
+        body["x-kubernetes-group-version-kind"] = _gvk(kind)
+        definitions[root.name] = body
+    return definitions

@@ -11,12 +11,11 @@ that creates, 201); delete 200 when gone, 202 while waiting for a grace period
 or finalizers; a deleted object is returned for pods (which carry their final
 status) and a ``Status`` of success for other kinds, as Kubernetes does.
 
-Hostile bodies are refused with a 400 before anything acts on them: JSON or
-YAML nested deeper than :data:`~minikube_py.api.manifest.MAX_DEPTH` levels,
-YAML whose aliases expand past the loader's budget ("billion laughs"),
-non-finite numbers, and ``DeleteOptions`` / ``Binding`` / ``Scale`` fields of
-the wrong type. A request that is refused changes nothing in the store: a
-delete-collection checks every deletion (dry run) before doing any.
+No handler reads a request body itself: :mod:`.bodies` decodes and
+type-checks every body first (objects, DeleteOptions, Binding; patch and
+Scale documents are typed by the registry), so a body of the wrong shape is a
+400 naming the field. A request that is refused changes nothing in the store:
+a delete-collection checks every deletion (dry run) before doing any.
 """
 
 from __future__ import annotations
@@ -33,14 +32,12 @@ from ..api import kinds, printers
 from ..api.errors import BadRequest, Expired, MethodNotAllowed, NotFound, StatusError
 from ..api.fields import parse_field_selector
 from ..api.labels import parse_selector
-from ..api.manifest import MAX_DEPTH, ManifestError, parse_documents
-from ..api.protobuf import decode_k8s_protobuf
 from ..store.registry import Registry
 from ..store.watch import WatchEvent
-from .negotiation import Wanted, body_type, negotiate
+from . import bodies
+from .bodies import MAX_BODY, query_int
+from .negotiation import Wanted, negotiate
 from .routes import Target
-
-MAX_BODY = 3 * 1024 * 1024
 
 Alive = Callable[[], bool]
 
@@ -86,107 +83,6 @@ def json_response(obj: Any, status: int = 200, *, yaml_out: bool = False,
 
 def _flag(query: Mapping[str, str], name: str) -> bool:
     return query.get(name, "").lower() in ("1", "true", "yes")
-
-
-def _int(query: Mapping[str, str], name: str) -> int | None:
-    raw = query.get(name)
-    if raw in (None, ""):
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise BadRequest(f'invalid value for {name}: "{raw}" is not an integer') from None
-
-
-def _dry_run(query: Mapping[str, str], body: Mapping[str, Any] | None = None) -> bool:
-    values = [query.get("dryRun", "")]
-    if body and isinstance(body.get("dryRun"), list):
-        values += body["dryRun"]
-    for v in values:
-        if v and v != "All":
-            raise BadRequest(f'dryRun: Unsupported value: "{v}": supported values: "All"')
-    return "All" in values
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _check_depth(value: Any, what: str) -> None:
-    """Refuse ``value`` nested deeper than MAX_DEPTH (walked iteratively: a deep
-    value must not blow the stack here either). Deeper values would reach
-    recursive code (merge patches, validation, copies) and end in a 500."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth >= MAX_DEPTH:
-                raise BadRequest(f"{what} is nested deeper than {MAX_DEPTH} levels")
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-
-
-def parse_json(raw: bytes, what: str = "the request body") -> Any:
-    """Decode a JSON body: BadRequest (never another exception) when it is not
-    JSON, holds NaN/Infinity, or nests deeper than MAX_DEPTH."""
-    try:
-        value = json.loads(raw, parse_constant=_reject_constant)
-    except RecursionError:
-        # The C decoder gives up at the interpreter's recursion limit, cleanly.
-        raise BadRequest(f"{what} is nested deeper than {MAX_DEPTH} levels") from None
-    except ValueError as exc:
-        raise BadRequest(f"{what} is not valid JSON: {exc}") from None
-    _check_depth(value, what)
-    return value
-
-
-def parse_yaml(raw: bytes, what: str = "the request body") -> Any:
-    """Decode a single-document YAML body with the manifest loader's limits
-    (depth, alias expansion, string keys, standard tags only); BadRequest
-    otherwise. ``yaml.safe_load`` would share aliased nodes, so a 1 KiB
-    "billion laughs" body would be expanded when stored."""
-    try:
-        docs = parse_documents(raw, what)
-    except ManifestError as exc:
-        raise BadRequest(f"{what} is not valid YAML: {exc.message}") from None
-    if len(docs) > 1:
-        raise BadRequest(f"{what} must be a single YAML document, found {len(docs)}")
-    return docs[0].value if docs else None
-
-
-def _mapping(value: Any, what: str) -> dict[str, Any]:
-    """``value`` if it is an object (or absent: {}); BadRequest naming ``what``."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise BadRequest(f"{what} must be an object, not {type(value).__name__}")
-    return value
-
-
-_PROPAGATION = ("Orphan", "Background", "Foreground")
-
-
-def _validate_delete_options(opts: Mapping[str, Any]) -> None:
-    """DeleteOptions field types, as Kubernetes' decoder and validation check
-    them before deleting anything (a wrong type must not be ignored: a
-    ``dryRun`` that is not a list would otherwise delete for real)."""
-    grace = opts.get("gracePeriodSeconds")
-    if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)):
-        raise BadRequest(f"DeleteOptions.gracePeriodSeconds must be an integer, not {grace!r}")
-    policy = opts.get("propagationPolicy")
-    if policy is not None and policy not in _PROPAGATION:
-        raise BadRequest(f'propagationPolicy "{policy}" is not supported: use one of '
-                         f'{", ".join(_PROPAGATION)}')
-    orphan = opts.get("orphanDependents")
-    if orphan is not None and not isinstance(orphan, bool):
-        raise BadRequest(f"DeleteOptions.orphanDependents must be a boolean, not {orphan!r}")
-    pre = _mapping(opts.get("preconditions"), "DeleteOptions.preconditions")
-    for key in ("uid", "resourceVersion"):
-        if pre.get(key) is not None and not isinstance(pre[key], str):
-            raise BadRequest(f"DeleteOptions.preconditions.{key} must be a string")
-    dry = opts.get("dryRun")
-    if dry is not None and not (isinstance(dry, list) and all(isinstance(v, str) for v in dry)):
-        raise BadRequest(f"DeleteOptions.dryRun must be a list of strings, not {dry!r}")
 
 
 def _meta_only(obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -269,7 +165,7 @@ class ResourceHandlers:
     def _list(self, target: Target, q: Mapping[str, str], wanted: Wanted) -> Response:
         label = parse_selector(q["labelSelector"]) if q.get("labelSelector") else None
         fields = parse_field_selector(q["fieldSelector"]) if q.get("fieldSelector") else None
-        limit = _int(q, "limit")
+        limit = query_int(q, "limit")
         if limit is not None and limit < 0:
             raise BadRequest("limit must not be negative")
         if q.get("resourceVersionMatch") == "Exact":
@@ -313,7 +209,7 @@ class ResourceHandlers:
     def _watch(self, target: Target, q: Mapping[str, str], wanted: Wanted) -> Response:
         label = parse_selector(q["labelSelector"]) if q.get("labelSelector") else None
         fields = parse_field_selector(q["fieldSelector"]) if q.get("fieldSelector") else None
-        timeout = _int(q, "timeoutSeconds")
+        timeout = query_int(q, "timeoutSeconds")
         rv = q.get("resourceVersion") or None
         try:
             watch = self.store.watch(target.resource, namespace=target.namespace,
@@ -368,36 +264,14 @@ class ResourceHandlers:
 
     # ------------------------------------------------------------------ writes
 
-    def _body(self, req: Request) -> Any:
-        if len(req.body) > MAX_BODY:
-            raise _too_large()
-        kind = body_type(req.headers.get("content-type"), patch=False)
-        if kind == "protobuf":
-            return decode_k8s_protobuf(req.body)
-        if kind == "yaml":
-            return parse_yaml(req.body)
-        return parse_json(req.body)
-
     def _object_body(self, target: Target, req: Request) -> dict[str, Any]:
-        obj = self._body(req)
-        if not isinstance(obj, dict):
-            raise BadRequest("the request body must be a JSON object")
-        info = target.info
-        if obj.get("apiVersion") and obj.get("apiVersion") != info.api_version:
-            raise BadRequest(f"the API version in the data ({obj.get('apiVersion')}) does not "
-                             f"match the expected API version ({info.api_version})")
-        if obj.get("kind") and obj.get("kind") != info.kind:
-            raise BadRequest(f"the kind in the data ({obj.get('kind')}) does not match the "
-                             f"expected kind ({info.kind})")
-        obj.setdefault("apiVersion", info.api_version)
-        obj.setdefault("kind", info.kind)
-        return obj
+        return bodies.object_body(req.body, req.headers.get("content-type"), target.info)
 
     def _create(self, target: Target, req: Request, wanted: Wanted) -> Response:
         obj = self._object_body(target, req)
         warnings: list[str] = []
         created = self.registry.create(
-            obj, namespace=target.namespace, dry_run=_dry_run(req.query),
+            obj, namespace=target.namespace, dry_run=bodies.dry_run(req.query),
             field_validation=req.query.get("fieldValidation") or "Strict", warnings=warnings)
         return self._render(target, created, wanted, 201, warnings)
 
@@ -410,60 +284,31 @@ class ResourceHandlers:
         warnings: list[str] = []
         updated = self.registry.update(
             obj, namespace=target.namespace, subresource=target.subresource,
-            dry_run=_dry_run(req.query),
+            dry_run=bodies.dry_run(req.query),
             field_validation=req.query.get("fieldValidation") or "Strict", warnings=warnings)
         return self._render(target, updated, wanted, 200, warnings)
 
-    def _patch_body(self, req: Request) -> tuple[str, Any]:
-        if len(req.body) > MAX_BODY:
-            raise _too_large()
-        kind = body_type(req.headers.get("content-type"), patch=True)
-        if kind == "apply":
-            return kind, parse_yaml(req.body, "the patch")
-        return kind, parse_json(req.body, "the patch")
-
     def _patch(self, target: Target, req: Request, wanted: Wanted) -> Response:
-        kind, body = self._patch_body(req)
+        kind, body = bodies.patch_body(req.body, req.headers.get("content-type"))
         warnings: list[str] = []
         q = req.query
         obj, created = self.registry.patch(
             target.resource, target.namespace, target.name or "", kind, body,
             subresource=target.subresource, field_manager=q.get("fieldManager") or None,
-            force=_flag(q, "force"), dry_run=_dry_run(q),
+            force=_flag(q, "force"), dry_run=bodies.dry_run(q),
             field_validation=q.get("fieldValidation") or "Strict", warnings=warnings)
         return self._render(target, obj, wanted, 201 if created else 200, warnings)
 
-    def _delete_options(self, req: Request) -> dict[str, Any]:
-        opts: dict[str, Any] = {}
-        if req.body.strip():
-            body = self._body(req)
-            if not isinstance(body, dict):
-                raise BadRequest("DeleteOptions must be a JSON object")
-            opts = body
-        q = req.query
-        grace = _int(q, "gracePeriodSeconds")
-        if grace is not None:
-            opts["gracePeriodSeconds"] = grace
-        if q.get("propagationPolicy"):
-            opts["propagationPolicy"] = q["propagationPolicy"]
-        _validate_delete_options(opts)
-        if q.get("orphanDependents") and "propagationPolicy" not in opts:
-            opts["propagationPolicy"] = "Orphan" if _flag(q, "orphanDependents") else \
-                "Background"
-        if opts.get("orphanDependents") is not None and "propagationPolicy" not in opts:
-            opts["propagationPolicy"] = "Orphan" if opts["orphanDependents"] else "Background"
-        opts["dryRun"] = _dry_run(q, opts)
-        return opts
+    def _delete_options(self, req: Request) -> bodies.DeleteOptions:
+        return bodies.delete_options(req.body, req.headers.get("content-type"), req.query)
 
     def _delete(self, target: Target, req: Request) -> Response:
         opts = self._delete_options(req)
-        pre = opts.get("preconditions") or {}
         result = self.registry.delete(
             target.resource, target.namespace, target.name or "",
-            grace_period_seconds=opts.get("gracePeriodSeconds"),
-            propagation_policy=opts.get("propagationPolicy"),
-            preconditions={k: v for k, v in pre.items() if k in ("uid", "resourceVersion")},
-            dry_run=opts["dryRun"])
+            grace_period_seconds=opts.grace_period_seconds,
+            propagation_policy=opts.propagation_policy, preconditions=opts.preconditions,
+            dry_run=opts.dry_run)
         if not result.finished:
             return json_response(result.object, 202)
         if target.info.kind == "Pod":
@@ -487,7 +332,7 @@ class ResourceHandlers:
         # Two passes: every deletion is first tried as a dry run, so one refused
         # item (a system namespace or priority class) fails the request before
         # any other item is gone — a refused request changes nothing.
-        passes = (True,) if opts["dryRun"] else (True, False)
+        passes = (True,) if opts.dry_run else (True, False)
         for dry_run in passes:
             deleted = []
             for obj in items:
@@ -495,8 +340,8 @@ class ResourceHandlers:
                 try:
                     deleted.append(self.registry.delete(
                         target.resource, meta.get("namespace"), meta["name"],
-                        grace_period_seconds=opts.get("gracePeriodSeconds"),
-                        propagation_policy=opts.get("propagationPolicy"),
+                        grace_period_seconds=opts.grace_period_seconds,
+                        propagation_policy=opts.propagation_policy,
                         dry_run=dry_run).object)
                 except NotFound:
                     continue  # gone meanwhile: that is what was asked
@@ -510,20 +355,9 @@ class ResourceHandlers:
     def _binding(self, target: Target, req: Request) -> Response:
         if req.method != "POST":
             raise MethodNotAllowed(f"{req.method} is not supported on pods/binding")
-        body = self._body(req)
-        if not isinstance(body, dict) or body.get("kind") not in (None, "Binding"):
-            raise BadRequest("the body must be a v1 Binding")
-        target_ref = _mapping(body.get("target"), "Binding.target")
-        meta = _mapping(body.get("metadata"), "Binding.metadata")
-        node, uid = target_ref.get("name", ""), meta.get("uid")
-        if not isinstance(node, str) or not isinstance(uid, str | None):
-            raise BadRequest("Binding.target.name and Binding.metadata.uid must be strings")
-        name = str(meta.get("name") or target.name or "")
-        if target.name and name != target.name:
-            raise BadRequest(f"the name of the binding ({name}) does not match the pod "
-                             f"({target.name})")
-        self.registry.bind(target.namespace or "default", name, node, uid=uid,
-                           dry_run=_dry_run(req.query))
+        bind = bodies.binding(req.body, req.headers.get("content-type"), target.name)
+        self.registry.bind(target.namespace or "default", bind.name, bind.node, uid=bind.uid,
+                           dry_run=bodies.dry_run(req.query))
         return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {},
                               "status": "Success", "code": 201}, 201)
 
@@ -531,30 +365,15 @@ class ResourceHandlers:
         ns, name = target.namespace or "default", target.name or ""
         if req.method == "GET":
             return json_response(self.registry.get_scale(target.resource, ns, name))
+        dry_run = bodies.dry_run(req.query)
         if req.method == "PUT":
-            body = self._body(req)
-            if not isinstance(body, dict):
-                raise BadRequest("the body must be an autoscaling/v1 Scale")
-            return json_response(self.registry.update_scale(target.resource, ns, name, body,
-                                                            dry_run=_dry_run(req.query)))
+            scale = bodies.decode(req.body, req.headers.get("content-type"))
+            return json_response(self.registry.update_scale(target.resource, ns, name, scale,
+                                                            dry_run=dry_run))
         if req.method == "PATCH":
-            from ..api.patch import json_merge_patch, json_patch
-            kind, body = self._patch_body(req)
-            current = self.registry.get_scale(target.resource, ns, name)
-            if kind == "json":
-                new = json_patch(current, body)
-            elif kind in ("merge", "strategic", "apply"):
-                new = json_merge_patch(current, body)  # Scale has no lists: all agree
-            else:
-                raise BadRequest(f"patch type {kind} is not supported on scale")
-            if not isinstance(new, dict):
-                raise BadRequest("the patched Scale must be an object")
-            patch_meta = body.get("metadata") if isinstance(body, dict) else None
-            pinned = patch_meta.get("resourceVersion") if isinstance(patch_meta, dict) else None
-            if not pinned and isinstance(new.get("metadata"), dict):
-                new["metadata"].pop("resourceVersion", None)
-            return json_response(self.registry.update_scale(target.resource, ns, name, new,
-                                                            dry_run=_dry_run(req.query)))
+            kind, body = bodies.patch_body(req.body, req.headers.get("content-type"))
+            return json_response(self.registry.patch_scale(target.resource, ns, name, kind,
+                                                           body, dry_run=dry_run))
         raise MethodNotAllowed(f"{req.method} is not supported on {target.resource}/scale")
 
     def _log(self, target: Target, q: Mapping[str, str]) -> Response:
@@ -583,7 +402,8 @@ class ResourceHandlers:
         follow = _flag(q, "follow")
         source = self.log_source
         previous, timestamps = _flag(q, "previous"), _flag(q, "timestamps")
-        tail, since, limit = _int(q, "tailLines"), _int(q, "sinceSeconds"), _int(q, "limitBytes")
+        tail, since = query_int(q, "tailLines"), query_int(q, "sinceSeconds")
+        limit = query_int(q, "limitBytes")
 
         def chunks_of(alive: Alive) -> Iterator[bytes]:
             return source.logs(pod, str(container), follow=follow, previous=previous,
@@ -593,11 +413,6 @@ class ResourceHandlers:
         if follow:
             return Response(200, content_type="text/plain", stream=chunks_of)
         return Response(200, b"".join(chunks_of(lambda: True)), "text/plain")
-
-
-def _too_large() -> StatusError:
-    from ..api.errors import RequestEntityTooLarge
-    return RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY}")
 
 
 def _error_event(exc: StatusError) -> bytes:

@@ -57,8 +57,7 @@ def _served(group: str, version: str, resource: str) -> kinds.KindInfo:
     for info in kinds.KINDS:
         if info.plural == resource and info.group == group and info.version == version:
             return info
-    raise NotFound(f'the server could not find the requested resource "{resource}"',
-                   details={"kind": resource, "group": group})
+    raise NotFound(f'the server could not find the requested resource "{resource}"')
 
 
 def resolve(path: str) -> Target | None:

@@ -51,7 +51,7 @@ from ..api.errors import (
     Unauthorized,
 )
 from ..store.registry import Registry
-from . import discovery, openapi
+from . import discovery, openapi, openapi_v2
 from .handlers import MAX_BODY, LogSource, Request, ResourceHandlers, Response, json_response
 from .routes import resolve
 
@@ -61,6 +61,13 @@ log = logging.getLogger(__name__)
 _DRAIN_LIMIT = 16 * 1024 * 1024
 #: How long a closing connection keeps reading (and dropping) what the client still sends.
 _LINGER_SECONDS = 1.0
+#: How long a new connection may take to start and finish its TLS handshake.
+_HANDSHAKE_SECONDS = 30.0
+#: What Go's net/http looks for where a TLS record header should be
+#: (``tlsRecordHeaderLooksLikeHTTP``), and what it answers then.
+_PLAIN_HTTP_STARTS = frozenset({b"GET /", b"HEAD ", b"POST ", b"PUT /", b"OPTIO"})
+_PLAIN_HTTP_ANSWER = (b"HTTP/1.0 400 Bad Request\r\n\r\n"
+                      b"Client sent an HTTP request to an HTTPS server.\n")
 
 #: Status reasons for the codes the stdlib's request parsing can answer with;
 #: codes Kubernetes has no reason for get the empty (Unknown) reason, as there.
@@ -103,11 +110,9 @@ class APIServer:
                 "--listen)" if exc.errno == 98 else ""
             raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror}{hint}") from exc
         self._tls = tls is not None
-        if tls is not None:
-            # Handshakes happen in each connection's thread (see _Handler.setup), so a
-            # slow or hostile client cannot stall the accept loop.
-            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True,
-                                                 do_handshake_on_connect=False)
+        # Handshakes happen in each connection's thread (see _Server.secure), so a
+        # slow or hostile client cannot stall the accept loop.
+        self._httpd.tls = tls
         self._thread: threading.Thread | None = None
 
     @property
@@ -195,6 +200,8 @@ class APIServer:
                 return json_response(listing)
         if path.startswith("/debug/scheduler/"):
             return self._scheduler_info(parts[2:])
+        if path == "/openapi/v2":
+            return _openapi_v2(req.headers.get("accept", ""))
         if path == "/openapi/v3":
             return json_response(openapi.index())
         if path.startswith("/openapi/v3/"):
@@ -216,6 +223,19 @@ class APIServer:
         raise NotFound("use /debug/scheduler/decisions/NAMESPACE/NAME or /debug/scheduler/queue")
 
 
+def _openapi_v2(accept: str) -> Response:
+    """``/openapi/v2`` as kube-openapi serves it: gnostic protobuf to clients that
+    ask for it (kubectl does), JSON otherwise."""
+    wants_protobuf = any(t in accept for t in (openapi_v2.PROTOBUF, _PROTOBUF_V2))
+    body, etag = openapi_v2.encoded(openapi_v2.PROTOBUF if wants_protobuf else "json")
+    return Response(200, body, _PROTOBUF_V2 if wants_protobuf else "application/json",
+                    headers=[("ETag", etag), ("Cache-Control", "no-cache, private")])
+
+
+#: The content type kube-openapi answers protobuf requests with.
+_PROTOBUF_V2 = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+
+
 def _read_only(method: str) -> MethodNotAllowed:
     return MethodNotAllowed(f"{method} is not supported here: this path is read-only")
 
@@ -223,11 +243,60 @@ def _read_only(method: str) -> MethodNotAllowed:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    #: Serve TLS with this context (None: plain HTTP, for tests).
+    tls: ssl.SSLContext | None = None
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
                  api: APIServer) -> None:
         self.api = api
         super().__init__(address, handler)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """One connection, in its own thread: TLS first (when serving it), then HTTP."""
+        conn = request
+        try:
+            if self.tls is not None:
+                conn = self.secure(request, client_address)
+                if conn is None:
+                    conn = request
+                    return
+            self.finish_request(conn, client_address)
+        except (ConnectionError, TimeoutError, ssl.SSLError) as exc:
+            log.debug("connection from %s ended: %s", client_address, exc)
+        except Exception:
+            self.handle_error(conn, client_address)
+        finally:
+            self.shutdown_request(conn)
+
+    def secure(self, sock: socket.socket, client_address: Any) -> ssl.SSLSocket | None:
+        """The TLS connection over ``sock``, or None when there is none to serve.
+
+        A client speaking plain HTTP to this port gets what Go's TLS server
+        (and so kube-apiserver) answers, ``HTTP/1.0 400 Bad Request`` with
+        "Client sent an HTTP request to an HTTPS server.", recognised the way
+        Go does: the first five bytes, where a TLS record header would be, are
+        ``GET /``, ``HEAD ``, ``POST ``, ``PUT /`` or ``OPTIO``. Anything else
+        that is not TLS fails its handshake and is closed.
+        """
+        assert self.tls is not None
+        sock.settimeout(_HANDSHAKE_SECONDS)
+        try:
+            head = sock.recv(5, socket.MSG_PEEK | socket.MSG_WAITALL)
+            if head in _PLAIN_HTTP_STARTS:
+                sock.sendall(_PLAIN_HTTP_ANSWER)
+                return None
+            tls = self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        except OSError as exc:
+            log.debug("connection from %s ended before TLS: %s", client_address, exc)
+            return None
+        try:
+            tls.do_handshake()
+        except (ssl.SSLError, OSError) as exc:
+            log.debug("TLS handshake with %s failed: %s", client_address, exc)
+            tls.close()
+            return None
+        tls.settimeout(_Handler.timeout)
+        return tls
 
     def shutdown_request(self, request: Any) -> None:
         """Close a connection without losing the last answer ("lingering close").
@@ -282,15 +351,6 @@ class _Handler(BaseHTTPRequestHandler):
         # algorithm holds the second until the client's delayed ACK: +40 ms a request.
         with contextlib.suppress(OSError):
             self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if isinstance(self.request, ssl.SSLSocket):
-            self.request.settimeout(30)
-            try:
-                self.request.do_handshake()
-            except (ssl.SSLError, OSError) as exc:
-                log.debug("TLS handshake with %s failed: %s", self.client_address, exc)
-                self.request.close()
-                raise ConnectionAbortedError from exc
-            self.request.settimeout(self.timeout)
         super().setup()
 
     def handle(self) -> None:
@@ -322,6 +382,8 @@ class _Handler(BaseHTTPRequestHandler):
         status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                   "message": message or phrase, "reason": _EARLY_REASONS.get(code, ""),
                   "code": code}
+        if code == HTTPStatus.METHOD_NOT_ALLOWED:
+            status = MethodNotAllowed(message or phrase).to_status()  # with its details
         body = json.dumps(status, separators=(",", ":")).encode()
         log.debug("refused %r from %s: %d %s", self.requestline, self.address_string(), code,
                   message)
@@ -349,8 +411,8 @@ class _Handler(BaseHTTPRequestHandler):
             resp = json_response(exc.to_status(), exc.code)
         except Exception:
             log.exception("internal error serving %s %s", method, self.path)
-            err = InternalError(f"an internal error occurred serving {method} {self.path}; "
-                                "see the daemon log")
+            err = InternalError.of(f"unexpected error serving {method} {self.path}; see the "
+                                   "daemon log")
             resp = json_response(err.to_status(), 500)
         self._send(resp)
         log.debug("%s %s -> %d in %.1f ms", method, self.path, resp.status,

@@ -27,6 +27,8 @@ from ..api.patch import (
     record_update,
     strategic_merge_patch,
 )
+from ..api.schema import field_schema
+from ..api.schema_check import typed_object, typed_patch
 from ..api.timefmt import format_time
 from .store import Object
 
@@ -51,23 +53,32 @@ def _without_times(obj: Mapping[str, Any], *, untracked: bool = False) -> Any:
     return {**obj, "metadata": {**meta, "managedFields": fields, "resourceVersion": None}}
 
 
+def typed(patch_type: str, body: Any, kind: str) -> Any:
+    """``body`` if it is a well-typed ``patch_type`` document for ``kind``
+    (see :mod:`~minikube_py.api.schema_check`); BadRequest naming the field."""
+    info = kinds.by_kind(kind)
+    return typed_patch(body, field_schema(kind), kind=kind, version=info.version,
+                       patch_type=patch_type)
+
+
 def patched(live: Object, patch_type: str, body: Any, *, kind: str, manager: str,
             force: bool, now: str) -> Object:
-    """The object ``patch_type`` + ``body`` makes of ``live`` (no write)."""
+    """The object ``patch_type`` + ``body`` makes of ``live`` (no write).
+
+    ``body`` must have passed :func:`typed`. The result is typed again before
+    anything reads it: a JSON patch can put any value anywhere."""
     if patch_type == STRATEGIC:
-        if not isinstance(body, Mapping):
-            raise BadRequest("strategic merge patch must be a JSON object")
         new = strategic_merge_patch(live, body, kind)
     elif patch_type == MERGE:
         new = json_merge_patch(live, body)
     elif patch_type == JSON:
         new = json_patch(live, body)
     elif patch_type == APPLY:
-        if not isinstance(body, Mapping):
-            raise BadRequest("apply configuration must be an object")
         return apply_patch(live, body, kind=kind, manager=manager, force=force, now=now)
     else:
         raise BadRequest(f'patch type "{patch_type}" is not supported')
+    typed_object(new, field_schema(kind), kind=kind, version=kinds.by_kind(kind).version,
+                 what="the patched object")
     return record_update(live, new, kind=kind, manager=manager, now=now)
 
 
@@ -85,6 +96,7 @@ def patch(registry: Registry, resource: str, namespace: str | None, name: str,
     manager = field_manager or DEFAULT_MANAGER
     if force and patch_type != APPLY:
         raise BadRequest("force is only allowed with apply patches")
+    body = typed(patch_type, body, info.kind)
     now = format_time(registry.clock())
     for _ in range(100):
         try:
@@ -118,8 +130,6 @@ def patch(registry: Registry, resource: str, namespace: str | None, name: str,
 def _apply_create(registry: Registry, info: kinds.KindInfo, ns: str | None, name: str,
                   body: Any, *, manager: str, force: bool, now: str, dry_run: bool,
                   field_validation: FieldValidation, warnings: list[str] | None) -> Object:
-    if not isinstance(body, Mapping):
-        raise BadRequest("apply configuration must be an object")
     obj = apply_patch(None, body, kind=info.kind, manager=manager, force=force, now=now)
     meta = obj.setdefault("metadata", {})
     if meta.get("name") and meta["name"] != name:

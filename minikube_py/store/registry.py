@@ -146,7 +146,7 @@ class Registry:
             warnings = [f'unknown field "{f}"' for f in schema.unknown_fields(obj)]
         return schema.decode(obj, strict=field_validation == "Strict"), warnings
 
-    def _check_namespace_admits(self, info: kinds.KindInfo, namespace: str) -> None:
+    def _check_namespace_admits(self, info: kinds.KindInfo, namespace: str, name: str) -> None:
         """NamespaceLifecycle admission: the namespace must exist and not be going."""
         if not info.namespaced:
             return
@@ -156,8 +156,8 @@ class Registry:
             raise NotFound.of("namespaces", namespace) from None
         if (ns.get("metadata") or {}).get("deletionTimestamp") or \
                 (ns.get("status") or {}).get("phase") == "Terminating":
-            raise Forbidden(f"unable to create new content in namespace {namespace} because "
-                            "it is being terminated")
+            raise _forbidden(info, name, f"unable to create new content in namespace "
+                             f"{namespace} because it is being terminated")
 
     # ------------------------------------------------------------------ create
 
@@ -202,7 +202,7 @@ class Registry:
         if info.kind == "PriorityClass":
             self._admit_priority_class(obj2, update=False)
         stored = canonicalize(obj2)
-        self._check_namespace_admits(info, ns)
+        self._check_namespace_admits(info, ns, stored["metadata"]["name"])
         if dry_run:
             key_ns = ns if info.namespaced else None
             try:
@@ -516,10 +516,15 @@ class Registry:
     def get_scale(self, resource: str, namespace: str, name: str) -> Object:
         return subresources.get_scale(self, resource, namespace, name)
 
-    def update_scale(self, resource: str, namespace: str, name: str,
-                     scale: Mapping[str, Any], *, dry_run: bool = False) -> Object:
+    def update_scale(self, resource: str, namespace: str, name: str, scale: Any, *,
+                     dry_run: bool = False) -> Object:
         return subresources.update_scale(self, resource, namespace, name, scale,
                                          dry_run=dry_run)
+
+    def patch_scale(self, resource: str, namespace: str, name: str, patch_type: str,
+                    body: Any, *, dry_run: bool = False) -> Object:
+        return subresources.patch_scale(self, resource, namespace, name, patch_type, body,
+                                        dry_run=dry_run)
 
     # ------------------------------------------------------------------ reads
 
@@ -557,10 +562,7 @@ class Registry:
 
 def _forbidden(info: kinds.KindInfo, name: str, why: str) -> Forbidden:
     """``apierrors.NewForbidden``: ``pods "web" is forbidden: <why>``."""
-    details: dict[str, Any] = {"name": name, "kind": info.plural}
-    if info.group:
-        details["group"] = info.group
-    return Forbidden(f'{info.group_resource} "{name}" is forbidden: {why}', details=details)
+    return Forbidden.of(info.plural, name, why, group=info.group)
 
 
 def _priority_value(pc: Mapping[str, Any]) -> int:
@@ -615,7 +617,7 @@ def _keep_pod_priority(new: Object, old: Object) -> None:
 
 
 def _immortal(name: str) -> Forbidden:
-    return Forbidden(f'namespaces "{name}" is forbidden: this namespace may not be deleted')
+    return Forbidden.of("namespaces", name, "this namespace may not be deleted")
 
 
 def _pod_grace(pod: Mapping[str, Any], requested: int | None) -> int:

@@ -14,8 +14,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..api import kinds
-from ..api.errors import BadRequest, Conflict, FieldPath, Invalid, NotFound, invalid
+from ..api.errors import Conflict, FieldPath, Invalid, NotFound, invalid
 from ..api.labels import selector_from_label_selector
+from ..api.patch import json_merge_patch, json_patch
+from ..api.schema_bodies import SCALE
+from ..api.schema_check import typed_object, typed_patch
 from ..api.timefmt import format_time
 from .store import Object
 
@@ -88,17 +91,14 @@ def get_scale(registry: Registry, resource: str, namespace: str, name: str) -> O
 
 
 def update_scale(registry: Registry, resource: str, namespace: str, name: str,
-                 scale: Mapping[str, Any], *, dry_run: bool = False) -> Object:
-    """Set ``spec.replicas`` from a Scale; its resourceVersion, if set, is a precondition."""
+                 scale: Any, *, dry_run: bool = False) -> Object:
+    """Set ``spec.replicas`` from a Scale (typed first); its resourceVersion, if
+    set, is a precondition."""
     info = _scalable(resource)
+    scale = typed_object(scale, SCALE, kind="Scale", version="v1", what="the Scale")
     spec, meta = scale.get("spec") or {}, scale.get("metadata") or {}
-    if not isinstance(spec, Mapping) or not isinstance(meta, Mapping):
-        raise BadRequest('Scale in version "v1" cannot be handled as a Scale: spec and '
-                         "metadata must be objects")
-    replicas = spec.get("replicas")
-    if isinstance(replicas, bool) or not isinstance(replicas, int):
-        raise BadRequest(f"Scale in version \"v1\" cannot be handled as a Scale: spec.replicas: "
-                         f"expected integer, got {replicas!r}")
+    # ScaleSpec.replicas is a plain int32 with omitempty: absent means 0, as there.
+    replicas = spec.get("replicas") or 0
     if replicas < 0:
         raise Invalid.of("Scale", name, [invalid(FieldPath.root("spec", "replicas"), replicas,
                                                   "must be greater than or equal to 0")],
@@ -112,3 +112,20 @@ def update_scale(registry: Registry, resource: str, namespace: str, name: str,
     if not wanted_rv:
         obj["metadata"]["resourceVersion"] = ""  # unconditional, retried by the registry
     return scale_of(registry.update(obj, namespace=namespace, dry_run=dry_run))
+
+
+def patch_scale(registry: Registry, resource: str, namespace: str, name: str,
+                patch_type: str, body: Any, *, dry_run: bool = False) -> Object:
+    """PATCH a Scale: the document is typed against the Scale schema, applied
+    to the current Scale, and the result written as :func:`update_scale` does.
+    A Scale has no lists, so merge, strategic and apply patches all merge."""
+    _scalable(resource)
+    body = typed_patch(body, SCALE, kind="Scale", version="v1",
+                       patch_type="merge" if patch_type == "strategic" else patch_type)
+    current = get_scale(registry, resource, namespace, name)
+    new = json_patch(current, body) if patch_type == "json" else json_merge_patch(current, body)
+    patch_meta = body.get("metadata") if isinstance(body, Mapping) else None
+    pinned = patch_meta.get("resourceVersion") if isinstance(patch_meta, Mapping) else None
+    if not pinned and isinstance(new.get("metadata"), dict):
+        new["metadata"].pop("resourceVersion", None)
+    return update_scale(registry, resource, namespace, name, new, dry_run=dry_run)

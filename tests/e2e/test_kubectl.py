@@ -196,3 +196,70 @@ def test_logs_follow_streams_until_interrupted(daemon: Daemon):
     assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ", first), first
     assert "as default/follow/main" in out
     daemon.kubectl("delete", "pod", "follow")
+
+
+def test_debug_gets_kubectls_own_clean_error_not_a_panic(daemon: Daemon):
+    """Ephemeral containers are not served yet: kubectl must say so itself. It
+    reads ``details.name`` of the 404 without a nil check, so a Status without
+    ``details`` made it panic."""
+    daemon.kubectl("apply", "-f", "-", input=PLACED_POD.format(name="debugged"))
+    result = daemon.kubectl("debug", "debugged", "-it", "--profile=general",
+                            "--image=localhost/minikube-py/busybox:1.35", input="",
+                            check=False, timeout=30)
+    assert "panic" not in result.stderr, result.stderr
+    assert result.returncode == 1, result.stderr
+    assert "ephemeral containers are disabled for this cluster" in result.stderr
+    daemon.kubectl("delete", "pod", "debugged", "--grace-period=0")
+
+
+UNSERVED_AND_SERVED = textwrap.dedent("""\
+    apiVersion: v1
+    kind: Service
+    metadata: {name: mixed}
+    spec:
+      selector: {app: mixed}
+      ports: [{port: 80}]
+    ---
+    apiVersion: networking.k8s.io/v1
+    kind: Ingress
+    metadata: {name: mixed}
+    spec: {}
+    ---
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: mixed}
+    spec:
+      replicas: 0
+      selector: {matchLabels: {app: mixed}}
+      template:
+        metadata: {labels: {app: mixed}}
+        spec:
+          containers: [{name: c, image: localhost/minikube-py/busybox:1.35}]
+    """)
+
+
+def test_an_unserved_kind_fails_alone_and_the_rest_of_the_file_applies(daemon: Daemon):
+    """As on a real cluster: kubectl names the kinds it cannot map and applies
+    the others (it used to drop the whole file: "failed to download openapi")."""
+    result = daemon.kubectl("apply", "-f", "-", input=UNSERVED_AND_SERVED, check=False)
+    assert result.returncode == 1
+    assert "deployment.apps/mixed created" in result.stdout, result.stderr
+    assert 'no matches for kind "Service" in version "v1"' in result.stderr
+    assert 'no matches for kind "Ingress" in version "networking.k8s.io/v1"' in result.stderr
+    assert "openapi" not in result.stderr
+    assert daemon.get_json("deployment", "mixed")["spec"]["replicas"] == 0
+    daemon.kubectl("delete", "deployment", "mixed")
+
+
+def test_a_list_applies_and_its_items_are_validated_by_kubectl(daemon: Daemon):
+    """``kind: List`` goes through kubectl's OpenAPI v2 validation, as on a real
+    cluster: valid items apply, an unknown field is kubectl's own error."""
+    items = [yaml.safe_load(PLACED_POD.format(name="listed"))]
+    as_list = {"apiVersion": "v1", "kind": "List", "items": items}
+    out = daemon.kubectl("apply", "-f", "-", input=yaml.safe_dump(as_list)).stdout
+    assert out.strip() == "pod/listed created"
+    items[0]["spec"]["containers"][0]["bogus"] = 1
+    result = daemon.kubectl("apply", "-f", "-", input=yaml.safe_dump(as_list), check=False)
+    assert result.returncode == 1
+    assert 'unknown field "bogus" in io.k8s.api.core.v1.Container' in result.stderr
+    daemon.kubectl("delete", "pod", "listed", "--grace-period=0")

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from minikube_py.api import kinds
 from minikube_py.apiserver.server import APIServer
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
@@ -38,7 +39,7 @@ class Api:
         try:
             parsed = json.loads(payload) if payload else None
         except ValueError:
-            parsed = payload.decode()
+            parsed = payload.decode(errors="surrogateescape")
         return resp.status, parsed, resp
 
     def stream(self, path: str, lines: int) -> list[dict[str, Any]]:
@@ -151,6 +152,39 @@ def test_openapi_v3_advertises_server_side_field_validation(api: Api):
     assert any(p["name"] == "fieldValidation" and p["in"] == "query"
                for p in patch["parameters"])
     assert "io.k8s.api.core.v1.Pod" in doc["components"]["schemas"]
+
+
+def test_openapi_v2_serves_definitions_in_json_and_gnostic_protobuf(api: Api):
+    """kubectl falls back to v2 for kinds v3 does not have (``kind: List``, an
+    unserved kind) and asks for gnostic protobuf; it needs definitions with
+    their group-version-kind, and no paths (see apiserver/openapi_v2.py)."""
+    from minikube_py.apiserver import openapi_v2
+
+    status, doc, resp = api.call("GET", "/openapi/v2")
+    assert status == 200 and resp.getheader("Content-Type") == "application/json"
+    assert doc["swagger"] == "2.0" and doc["paths"] == {}
+    pod = doc["definitions"]["io.k8s.api.core.v1.Pod"]
+    assert pod["x-kubernetes-group-version-kind"] == [{"group": "", "kind": "Pod",
+                                                       "version": "v1"}]
+    assert pod["properties"]["spec"]["$ref"] == "#/definitions/io.k8s.api.core.v1.PodSpec"
+    served = {f"{i.group}/{i.kind}" for i in kinds.KINDS}
+    found = {f"{g['group']}/{g['kind']}" for d in doc["definitions"].values()
+             for g in d.get("x-kubernetes-group-version-kind", [])}
+    assert served <= found
+    status, raw, resp = api.call("GET", "/openapi/v2", accept=openapi_v2.PROTOBUF)
+    assert status == 200
+    assert resp.getheader("Content-Type") == \
+        "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+    message = openapi_v2._classes()["Document"]()
+    message.ParseFromString(raw.encode("utf-8", "surrogateescape") if isinstance(raw, str)
+                            else raw)
+    assert message.swagger == "2.0"
+    names = [d.name for d in message.definitions.additional_properties]
+    assert sorted(names) == sorted(doc["definitions"])
+    spec = next(d.value for d in message.definitions.additional_properties
+                if d.name == "io.k8s.api.core.v1.Pod")
+    assert [e.name for e in spec.vendor_extension] == ["x-kubernetes-group-version-kind"]
+    assert "kind: Pod" in spec.vendor_extension[0].value.yaml
 
 
 # ------------------------------------------------------------------------ CRUD

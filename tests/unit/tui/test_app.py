@@ -501,9 +501,12 @@ def test_failures_are_notifications_not_crashes(client: HTTPClient) -> None:
             in app.notices
         await pilot.press("c")  # cordon is a nodes key: nothing happens on pods
         assert not client.get("nodes", None, "node-1")["spec"].get("unschedulable")
-        # The pod goes away behind the dashboard's back; deleting it then fails.
+        # The pod goes away behind the dashboard's back while it asks whether to
+        # delete it (the question is about the pod selected when it was asked, so
+        # no watch event racing the key presses can change what "y" deletes).
+        await pilot.press("ctrl+d")
         client.delete("pods", "default", "lonely", grace_period_seconds=0)
-        await pilot.press("ctrl+d", "y")
+        await pilot.press("y")
         await app.workers.wait_for_complete()
         await until(pilot, lambda: any(sev == "error" and "NotFound" in msg
                                        for sev, msg in app.notices), "the error notice")
