@@ -43,6 +43,8 @@ from .store.store import Store
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = 7443
+#: The scheduler's decision records, under the state directory.
+DECISION_FILE = Path("scheduler") / "decisions.jsonl"
 RUNTIMES = ("podman", "fake")
 #: Seconds ``stop`` gives all kubelets together (the daemon promises to stop in 5 s).
 KUBELET_STOP_BUDGET = 2.5
@@ -254,7 +256,8 @@ class ControlPlane:
             for kubelet in self.kubelets.values():
                 kubelet.start()
             self.scheduler = Scheduler(LocalClient(self._registry, field_manager="scheduler"),
-                                       framework=Framework(profile))
+                                       framework=Framework(profile),
+                                       decision_file=self.state_dir / DECISION_FILE)
             self.scheduler.start()
             self.controllers = ControllerManager(
                 LocalClient(self._registry, field_manager="kube-controller-manager"),

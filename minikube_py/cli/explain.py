@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if not records:
         node = (pod.get("spec") or {}).get("nodeName")
         why = (f"it is on node {node} without a recorded decision (placed by spec.nodeName, "
-               "or scheduled before this control plane started)" if node else
+               "or its record is no longer kept)" if node else
                "it has not been tried yet")
         print(f"No scheduling decision is recorded for pod {ns}/{args.name}: {why}.")
         return 0

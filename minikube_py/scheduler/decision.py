@@ -13,9 +13,9 @@ snapshot (they change only when nodes come or go), a filter verdict is a
 2-byte id into :data:`~.status.REASONS`, raw scores are int32 and normalised
 scores int8 (they are 0..100). Nothing is rendered until asked for.
 
-:class:`DecisionLog` keeps the latest decision per pod and the most recent
-ones overall, bounded, and is safe to share between the scheduling loop and
-API threads.
+:class:`DecisionLog` keeps the latest decisions per pod, bounded per pod and
+in all, is safe to share between the scheduling loop and API threads, and
+with a :class:`~.decision_file.DecisionFile` survives restarts.
 """
 
 from __future__ import annotations
@@ -25,12 +25,15 @@ from collections import OrderedDict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from .status import PASS, REASONS
+
+if TYPE_CHECKING:
+    from .decision_file import DecisionFile
 
 __all__ = ["Decision", "DecisionLog", "Preemption", "ScorerColumn", "Victim"]
 
@@ -313,60 +316,159 @@ def _format_table(rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 class DecisionLog:
-    """Bounded, thread-safe store of recent decisions.
+    """Bounded, thread-safe record of decisions, optionally kept on disk.
 
-    Keeps the newest ``capacity`` decisions overall and, for up to
-    ``capacity`` pods, the latest decision per pod key (``namespace/name``),
-    so ``explain`` still works for a pod whose attempt scrolled out of the
-    recent list.
+    Bounds: at most ``per_pod`` decisions for one pod (its oldest go first)
+    and ``capacity`` in all. Over the total, what goes first is the oldest
+    decision that is not some pod's latest, so ``explain`` keeps answering
+    for as many pods as it can; only when every kept decision is a latest
+    one does the pod scheduled longest ago lose its record.
+
+    With ``file`` (a :class:`~.decision_file.DecisionFile`), every decision
+    is written before :meth:`record` returns and :meth:`forget` is written
+    too, so a restarted scheduler (after ``kill -9`` as well) loads what it
+    had (:meth:`load`) and drops the pods deleted meanwhile
+    (:meth:`retain`). The file is compacted when it holds twice what is
+    kept.
     """
 
-    def __init__(self, capacity: int = 256) -> None:
-        if capacity < 1:
-            raise ValueError("capacity must be at least 1")
+    def __init__(self, capacity: int = 1000, *, per_pod: int = 8,
+                 file: DecisionFile | None = None) -> None:
+        if capacity < 1 or per_pod < 1:
+            raise ValueError("capacity and per_pod must be at least 1")
         self.capacity = capacity
+        self.per_pod = per_pod
+        self._file = file
         self._lock = threading.Lock()
-        self._recent: deque[Decision] = deque(maxlen=capacity)
-        self._latest: OrderedDict[str, Decision] = OrderedDict()
+        #: pod key -> its decisions, oldest first; pods least recently recorded first.
+        self._by_pod: OrderedDict[str, list[Decision]] = OrderedDict()
+        #: Decisions that stopped being their pod's latest, oldest first (lazily
+        #: cleaned: an entry whose decision is gone is skipped).
+        self._older: deque[Decision] = deque()
+        self._seq: dict[int, int] = {}  # id(decision) -> order recorded
+        self._next = 0
+        self._total = 0
+
+    # ------------------------------------------------------------------ writing
 
     def record(self, decision: Decision) -> None:
         """Keep ``decision`` (also available as :meth:`add`)."""
         with self._lock:
-            self._recent.append(decision)
-            self._latest.pop(decision.pod_key, None)
-            self._latest[decision.pod_key] = decision
-            while len(self._latest) > self.capacity:
-                self._latest.popitem(last=False)
+            self._keep(decision)
+            if self._file is not None:
+                self._file.append(decision)
+                if self._file.lines > 2 * self._total + 256:
+                    self._file.rewrite(self._in_order())
 
     add = record
 
-    def for_pod(self, pod_key: str) -> list[Decision]:
-        """This pod's decisions still in the recent list, newest first; at
-        least its latest one when it has any."""
+    def _keep(self, decision: Decision) -> None:
+        key = decision.pod_key
+        kept = self._by_pod.pop(key, [])
+        if kept:
+            self._older.append(kept[-1])
+            if len(self._older) > 2 * self.capacity:
+                self._older = deque(d for d in self._older if id(d) in self._seq
+                                    and self._by_pod.get(d.pod_key, [d])[-1] is not d)
+        kept.append(decision)
+        self._by_pod[key] = kept
+        self._seq[id(decision)] = self._next
+        self._next += 1
+        self._total += 1
+        if len(kept) > self.per_pod:
+            self._drop(kept.pop(0))
+        while self._total > self.capacity:
+            self._evict()
+
+    def _drop(self, decision: Decision) -> None:
+        self._seq.pop(id(decision), None)
+        self._total -= 1
+
+    def _evict(self) -> None:
+        while self._older:
+            old = self._older.popleft()
+            kept = self._by_pod.get(old.pod_key)
+            if kept and any(d is old for d in kept[:-1]):
+                kept.remove(old)
+                self._drop(old)
+                return
+        key, kept = next(iter(self._by_pod.items()))
+        self._drop(kept.pop(0))
+        if not kept:
+            del self._by_pod[key]
+
+    def forget(self, pod_uid: str) -> None:
+        """Drop every decision about pod ``pod_uid`` (it is gone)."""
         with self._lock:
-            found = [d for d in reversed(self._recent) if d.pod_key == pod_key]
-            latest = self._latest.get(pod_key)
-        if not found and latest is not None:
-            found = [latest]
+            if self._forget({pod_uid}) and self._file is not None:
+                self._file.forget(pod_uid)
+
+    def _forget(self, uids: set[str]) -> bool:
+        found = False
+        for key in list(self._by_pod):
+            kept = self._by_pod[key]
+            stay = [d for d in kept if d.pod_uid not in uids]
+            if len(stay) != len(kept):
+                found = True
+                for d in kept:
+                    if d.pod_uid in uids:
+                        self._drop(d)
+                if stay:
+                    self._by_pod[key] = stay
+                else:
+                    del self._by_pod[key]
         return found
+
+    def retain(self, pod_uids: set[str]) -> int:
+        """Drop the decisions of every pod not in ``pod_uids`` (the pods that
+        exist); returns how many pods were dropped. For a restart: pods
+        deleted while the scheduler was down."""
+        with self._lock:
+            gone = {d.pod_uid for kept in self._by_pod.values() for d in kept} - pod_uids
+            if gone and self._forget(gone) and self._file is not None:
+                self._file.rewrite(self._in_order())
+            return len(gone)
+
+    def load(self) -> int:
+        """Take in what the file holds (after a restart); returns how many."""
+        if self._file is None:
+            return 0
+        decisions, _ = self._file.load()
+        with self._lock:
+            for decision in decisions:
+                self._keep(decision)
+            return self._total
+
+    def close(self) -> None:
+        if self._file is not None:
+            with self._lock:
+                self._file.close()
+
+    # ------------------------------------------------------------------ reading
+
+    def _in_order(self) -> list[Decision]:
+        everything = [d for kept in self._by_pod.values() for d in kept]
+        everything.sort(key=lambda d: self._seq.get(id(d), -1))
+        return everything
+
+    def for_pod(self, pod_key: str) -> list[Decision]:
+        """This pod's kept decisions, newest first."""
+        with self._lock:
+            return list(reversed(self._by_pod.get(pod_key, ())))
 
     def latest(self, pod_key: str) -> Decision | None:
         """The newest decision for ``namespace/name`` (or None)."""
         with self._lock:
-            return self._latest.get(pod_key)
+            kept = self._by_pod.get(pod_key)
+            return kept[-1] if kept else None
 
     def recent(self, limit: int | None = None) -> list[Decision]:
-        """Newest first."""
+        """Every kept decision, newest first."""
         with self._lock:
-            items = list(self._recent)
+            items = self._in_order()
         items.reverse()
         return items if limit is None else items[:limit]
 
-    def forget(self, pod_key: str) -> None:
-        with self._lock:
-            self._latest.pop(pod_key, None)
-
     def __len__(self) -> int:
         with self._lock:
-            return len(self._recent)
-
+            return self._total

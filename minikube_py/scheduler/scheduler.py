@@ -22,6 +22,9 @@ The chain (as kube-scheduler's scheduleOne):
 
 Every attempt's :class:`~.decision.Decision` is kept in a bounded log and served
 (through the API server) to ``minikube-py explain pod`` and the dashboard.
+Given a ``decision_file``, the log is written there before the pod's binding
+is sent, loaded again on start (pods deleted meanwhile dropped), and a pod's
+decisions are removed with the pod.
 The loop talks to the rest of the system only through the :class:`Client`.
 """
 
@@ -33,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from ..api.errors import Conflict, NotFound, StatusError
@@ -41,6 +45,7 @@ from ..client.base import Client
 from ..client.events import EventRecorder
 from ..client.informer import Handlers, Informer, key_of
 from .decision import DecisionLog
+from .decision_file import DecisionFile
 from .framework import Framework, ScheduleResult
 from .queue import QueuedPod, SchedulingQueue, pod_key
 from .snapshot import Snapshot
@@ -77,15 +82,18 @@ class Scheduler:
 
     def __init__(self, client: Client, *, framework: Framework | None = None,
                  name: str = DEFAULT_SCHEDULER, clock: Callable[[], float] = time.time,
-                 seed: int | None = None, bind_workers: int = 4, decision_capacity: int = 500,
-                 assume_ttl: float = 30.0, queue: SchedulingQueue | None = None,
-                 record_events: bool = True) -> None:
+                 seed: int | None = None, bind_workers: int = 4,
+                 decision_capacity: int = 1000, decisions_per_pod: int = 8,
+                 decision_file: Path | None = None, assume_ttl: float = 30.0,
+                 queue: SchedulingQueue | None = None, record_events: bool = True) -> None:
         self.client = client
         self.name = name
         self.framework = framework or Framework()
         self.snapshot = Snapshot()
         self.queue = queue or SchedulingQueue()
-        self.decision_log = DecisionLog(decision_capacity)
+        self.decision_log = DecisionLog(
+            decision_capacity, per_pod=decisions_per_pod,
+            file=DecisionFile(decision_file) if decision_file is not None else None)
         self._clock = clock
         self._rng = random.Random(seed)
         self._lock = threading.RLock()
@@ -115,6 +123,12 @@ class Scheduler:
             informer.start()
         for informer in (self.nodes, self.replicasets, self.pods):
             informer.wait_synced(wait)
+        loaded = self.decision_log.load()
+        if loaded:
+            gone = self.decision_log.retain({str(p["metadata"].get("uid"))
+                                             for p in self.pods.list()})
+            log.info("scheduler %s: %d earlier decision(s) loaded%s", self.name, loaded,
+                     f", those of {gone} pod(s) deleted meanwhile dropped" if gone else "")
         self._thread = threading.Thread(target=self._run, name="scheduler", daemon=True)
         self._thread.start()
         log.info("scheduler %s started: %d nodes, %d pods pending", self.name,
@@ -128,6 +142,7 @@ class Scheduler:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._bind_pool.shutdown(wait=True, cancel_futures=True)
+        self.decision_log.close()
 
     # ------------------------------------------------------------------ SchedulerInfo
 
@@ -171,6 +186,7 @@ class Scheduler:
 
     def _pod_deleted(self, pod: Pod) -> None:
         self.queue.delete(pod)
+        self.decision_log.forget(str(pod["metadata"].get("uid")))
         if _assigned(pod):
             with self._lock:
                 self.snapshot.remove_pod(pod)
@@ -233,6 +249,8 @@ class Scheduler:
                 self.snapshot.assume(pod, result.node)
                 self._assumed[str(pod["metadata"].get("uid"))] = (pod, None)
         self.decision_log.add(result.decision)
+        if self.pods.get(qp.key) is None:  # deleted meanwhile: its records go with it
+            self.decision_log.forget(str(pod["metadata"].get("uid")))
         if result.node is not None:
             self.queue.done(qp)
             self._bind_pool.submit(self._bind, qp, pod, result.node)

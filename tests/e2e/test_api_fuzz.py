@@ -28,6 +28,12 @@ The fuzz node is tainted, so fuzz-created pods stay Pending and the store only
 moves when the fuzz moves it. ``MINIKUBE_PY_FUZZ_EXAMPLES`` sets the number of
 examples (default :data:`DEFAULT_EXAMPLES`, well under a minute);
 ``MINIKUBE_PY_FUZZ_TRACE=FILE`` appends every request and its answer to FILE.
+
+Random, and replayable: every run draws a fresh seed, prints it, and names it
+again in a failure; ``MINIKUBE_PY_FUZZ_SEED=N`` replays that run's requests
+(the draws depend on the seed only, never on the daemon's answers).
+``MINIKUBE_PY_FUZZ_STATS=FILE`` writes the run's counts as JSON (the deep run
+recorded in ``bench/RESULTS.md`` comes from it: ``bench/api_fuzz_deep.py``).
 """
 
 from __future__ import annotations
@@ -36,15 +42,17 @@ import base64
 import collections
 import json
 import os
+import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from .conftest import Daemon, start_daemon, stop_daemon
@@ -56,6 +64,10 @@ DEFAULT_EXAMPLES = 500
 EXAMPLES = int(os.environ.get("MINIKUBE_PY_FUZZ_EXAMPLES") or DEFAULT_EXAMPLES)
 #: When set, every request and its status are appended to this file.
 TRACE = os.environ.get("MINIKUBE_PY_FUZZ_TRACE")
+#: The run's seed: given (to replay a run) or drawn afresh.
+SEED = int(os.environ.get("MINIKUBE_PY_FUZZ_SEED") or random.SystemRandom().randrange(2**32))
+#: When set, the run's counts are written here as JSON.
+STATS = os.environ.get("MINIKUBE_PY_FUZZ_STATS")
 
 #: Codes a refused request may get. 401: a wrong or missing token; 403:
 #: pod security, system objects, terminating namespaces; 405: a verb a path
@@ -608,6 +620,11 @@ def check_accepted(call: Call, reply: Reply) -> None:
         assert ctype.startswith("text/plain"), f"{call}: content type {ctype}"
 
 
+def replay_hint(seed_value: int) -> str:
+    return (f"replay with MINIKUBE_PY_FUZZ_SEED={seed_value} MINIKUBE_PY_FUZZ_EXAMPLES="
+            f"{EXAMPLES} pytest tests/e2e/test_api_fuzz.py::test_api_fuzz")
+
+
 # Long runs (MINIKUBE_PY_FUZZ_EXAMPLES) need more than the suite's 300 s per test.
 @pytest.mark.timeout(max(300, EXAMPLES // 2 + 120))
 def test_api_fuzz(world: World, capsys: pytest.CaptureFixture[str]) -> None:
@@ -615,7 +632,10 @@ def test_api_fuzz(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     api = world.api
     state = {"base": snapshot(api)}
     started = time.monotonic()
+    with capsys.disabled():
+        print(f"\nAPI fuzz: seed {SEED} ({replay_hint(SEED)})")
 
+    @seed(SEED)
     @settings(max_examples=EXAMPLES, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.data())
@@ -648,20 +668,52 @@ def test_api_fuzz(world: World, capsys: pytest.CaptureFixture[str]) -> None:
         if world.examples % 50 == 0:
             assert api.ready(), f"the control plane stopped being ready after {call}"
 
+    passed = False
     try:
         one_request()
+        passed = True
     finally:
         took = time.monotonic() - started
         with capsys.disabled():
             print(f"\nAPI fuzz: {sum(world.stats.values())} requests tried in {took:.0f} s "
                   f"({world.examples} examples; {world.resets} resets after accepted "
                   f"writes took {world.reset_seconds:.0f} s); status codes: "
-                  f"{dict(sorted(world.stats.items()))}")
+                  f"{dict(sorted(world.stats.items()))}; seed {SEED}"
+                  + ("" if passed else f"\nAPI fuzz FAILED: {replay_hint(SEED)}"))
+        if STATS:
+            Path(STATS).write_text(json.dumps({
+                "seed": SEED, "examples": world.examples, "seconds": round(took, 1),
+                "resets": world.resets, "passed": passed,
+                "codes": {str(k): v for k, v in sorted(world.stats.items())}}))
     assert api.ready()
     assert world.daemon.proc.poll() is None
     log = "".join(world.daemon.log)
     assert "Traceback" not in log, log[-4000:]
     assert sum(world.stats.values()) >= EXAMPLES
+
+
+def test_a_seed_replays_the_same_requests(world: World) -> None:
+    """What ``MINIKUBE_PY_FUZZ_SEED`` promises: the same seed draws the same
+    requests (a different one does not)."""
+    gen = SchemaValues(world.components)
+
+    def requests_of(seed_value: int) -> list[str]:
+        drawn: list[str] = []
+
+        @seed(seed_value)
+        @settings(max_examples=40, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(st.data())
+        def draw(data: st.DataObject) -> None:
+            drawn.append(str(draw_call(data, world, gen)))
+
+        draw()
+        return drawn
+
+    first = requests_of(1234)
+    assert len(first) == 40
+    assert requests_of(1234) == first
+    assert requests_of(4321) != first
 
 
 def test_fuzz_checks_can_fail() -> None:

@@ -256,7 +256,7 @@ class ScoresView(View):
             node = (pod or {}).get("spec", {}).get("nodeName")
             why = (self.error if self.error else
                    f"on {node} without a recorded decision (placed by spec.nodeName, or "
-                   "scheduled before this control plane started)" if node else
+                   "its record is no longer kept)" if node else
                    "not tried yet")
             header.update(f"[b]{escape(self.pod_key)}[/b]  no decision: {escape(why)}")
             self._clear_tables()

@@ -109,17 +109,54 @@ def test_log_is_bounded_and_keeps_latest_per_pod() -> None:
     assert log.latest("default/missing") is None and log.for_pod("default/missing") == []
 
 
-def test_log_latest_survives_scrolling_out_of_recent() -> None:
+def test_log_keeps_every_pods_latest_before_anyone_elses_older_ones() -> None:
     log = DecisionLog(capacity=2)
     d = scheduled_decision()
     log.record(Decision("default/a", "u0", 0.0, d.outcome, d.node, d.message, d.names, 1))
     for i in range(2):
         log.record(Decision("default/b", f"u{i + 1}", 1.0, d.outcome, d.node, d.message,
                             d.names, 1))
-    assert [x.pod_uid for x in log.recent()] == ["u2", "u1"]
+    # Over the total: b's older attempt goes, a's only (latest) one stays.
+    assert [x.pod_uid for x in log.recent()] == ["u2", "u0"]
     assert [x.pod_uid for x in log.for_pod("default/a")] == ["u0"]
     log.record(Decision("default/c", "u3", 2.0, d.outcome, d.node, d.message, d.names, 1))
-    assert log.latest("default/a") is None  # the per-pod map is bounded too
+    # Only latest ones left: the pod recorded longest ago loses its record.
+    assert log.latest("default/a") is None
+    assert [x.pod_uid for x in log.recent()] == ["u3", "u2"]
+
+
+def test_log_is_bounded_per_pod() -> None:
+    log = DecisionLog(capacity=100, per_pod=3)
+    d = scheduled_decision()
+    for i in range(10):
+        log.record(Decision("default/retried", f"u-{i}", float(i), d.outcome, d.node,
+                            d.message, d.names, 1))
+    assert [x.time for x in log.for_pod("default/retried")] == [9.0, 8.0, 7.0]
+    assert len(log) == 3
+
+
+def test_forget_and_retain_drop_a_pods_decisions_by_uid() -> None:
+    log = DecisionLog(capacity=10)
+    d = scheduled_decision()
+    for key, uid in (("default/a", "ua"), ("default/a", "ua"), ("default/b", "ub"),
+                     ("default/c", "uc")):
+        log.record(Decision(key, uid, 0.0, d.outcome, d.node, d.message, d.names, 1))
+    log.forget("ua")
+    assert log.for_pod("default/a") == [] and len(log) == 2
+    log.forget("nobody")  # nothing to forget: nothing happens
+    assert log.retain({"uc", "someone-else"}) == 1
+    assert [x.pod_uid for x in log.recent()] == ["uc"]
+
+
+def test_many_attempts_of_one_pod_do_not_grow_the_log() -> None:
+    """Superseded decisions are queued for eviction; the queue itself stays bounded."""
+    log = DecisionLog(capacity=5, per_pod=2)
+    d = scheduled_decision()
+    for i in range(1000):
+        log.record(Decision("default/loop", f"u{i}", 0.0, d.outcome, d.node, d.message,
+                            d.names, 1))
+    assert len(log) == 2
+    assert len(log._older) <= 2 * log.capacity + 1
 
 
 def test_log_is_thread_safe() -> None:

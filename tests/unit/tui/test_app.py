@@ -12,6 +12,9 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from minikube_py.client.http import HTTPClient
+from minikube_py.client.kubeconfig import load
+from minikube_py.controlplane import ControlPlane, Options
+from tests.waiting import wait_for
 from tui.app import VIEWS, DashboardApp
 from tui.help import HelpScreen
 from tui.screens import (
@@ -306,6 +309,40 @@ def test_scores_of_a_scheduled_pod_show_each_plugins_weighted_score(
         assert f"{node}: " in message and "(raw " in message
 
     run_app(client, scenario)
+
+
+def test_scores_answer_after_the_control_plane_restarts(tmp_path: Path) -> None:
+    """The decision is kept on disk: a restarted control plane (same state dir)
+    still shows why the pod is where it is, instead of "no decision"."""
+    options = Options(state_dir=tmp_path / "state", runtime="fake", nodes=3, port=0,
+                      heartbeat_interval=0.5)
+    first = ControlPlane(options)
+    first.start()
+    try:
+        client = HTTPClient(load(first.kubeconfig_path))
+        client.create(pod("kept"))
+        wait_for(lambda: client.get("pods", "default", "kept")["spec"].get("nodeName"),
+                 "the pod scheduled")
+        node = client.get("pods", "default", "kept")["spec"]["nodeName"]
+    finally:
+        first.stop()
+    second = ControlPlane(options)
+    second.start()
+    try:
+        async def scenario(pilot: Pilot[None], app: DashboardApp) -> None:
+            await until(pilot, lambda: running(app, "kept", 1), "the pod Running")
+            pods_view(app).table.select_key("default/kept")
+            await pilot.press("enter")
+            scores = app.view("scores")
+            assert isinstance(scores, ScoresView)
+            await until(pilot, lambda: scores.record() is not None, "the kept decision")
+            header = str(app.query_one("#scores-header").render())
+            assert f"-> {node}" in header and "no decision" not in header
+            assert scores.feasible_table.plain_rows()[0][0] == f"> {node}"
+
+        run_app(HTTPClient(load(second.kubeconfig_path)), scenario)
+    finally:
+        second.stop()
 
 
 def test_queue_shows_unschedulable_pods_with_attempts_and_failure(client: HTTPClient) -> None:
