@@ -57,6 +57,7 @@ from .schema_model import (
 __all__ = [
     "Schema",
     "decode",
+    "describe_value",
     "field_schema",
     "lookup",
     "merge_key",
@@ -139,8 +140,10 @@ def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
     """``got ...`` wording for a JSON value of the wrong type."""
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return f"boolean {'true' if value else 'false'}"
     if isinstance(value, str):
@@ -275,7 +278,7 @@ class _Decoder:
 
     def _wrong(self, schema: Schema, value: Any, path: str) -> None:
         self.type_errors.append(
-            f"{path or '<root>'}: expected {_EXPECTED[schema.type]}, got {_describe(value)}")
+            f"{path or '<root>'}: expected {_EXPECTED[schema.type]}, got {describe_value(value)}")
         return None
 
 
@@ -289,7 +292,7 @@ def _resolve(obj: Mapping[str, Any]) -> tuple[str, str]:
 
 def _run(obj: Mapping[str, Any]) -> tuple[str, str, _Decoder, dict[str, Any]]:
     if not isinstance(obj, Mapping):
-        raise BadRequest(f"expected a JSON object, got {_describe(obj)}")
+        raise BadRequest(f"expected a JSON object, got {describe_value(obj)}")
     kind, version = _resolve(obj)
     decoder = _Decoder()
     out = decoder._object(field_schema(kind), obj, "")
@@ -304,7 +307,7 @@ def _run(obj: Mapping[str, Any]) -> tuple[str, str, _Decoder, dict[str, Any]]:
 def _decode_item(decoder: _Decoder, item: Any, path: str) -> Any:
     """Items of a ``List`` are decoded by their own kind when it is served."""
     if not isinstance(item, Mapping):
-        decoder.type_errors.append(f"{path}: expected object, got {_describe(item)}")
+        decoder.type_errors.append(f"{path}: expected object, got {describe_value(item)}")
         return item
     kind, api_version = item.get("kind"), item.get("apiVersion")
     for info in kinds.KINDS:
@@ -475,36 +478,35 @@ def openapi_schema(kind: str) -> dict[str, Any]:
     return out
 
 
+def _definitions(renderer_class: type[_OpenAPI], kind_names: Iterable[str]
+                 ) -> dict[str, Any]:
+    """The named shapes of the given kinds and of everything they use, each
+    kind's carrying its ``x-kubernetes-group-version-kind``."""
+    shapes: dict[str, Any] = {}
+    renderer = renderer_class(shapes)
+    for kind in kind_names:
+        root = field_schema(kind)
+        body = renderer.render(root, top=True)
+        body["x-kubernetes-group-version-kind"] = _gvk(kind)
+        shapes[root.name] = body
+    return shapes
+
+
 def openapi_document(kind_names: Iterable[str], *, title: str = "Kubernetes",
                      version: str = "v1.32.0") -> dict[str, Any]:
     """An OpenAPI v3 document (``/openapi/v3/api/v1`` style) whose
     ``components.schemas`` holds the given kinds under their Go definition
     names (``io.k8s.api.core.v1.Pod``) plus every named shape they use, shared
     through ``$ref``. Paths are left to the API server to fill in."""
-    components: dict[str, Any] = {}
-    renderer = _OpenAPI(components)
-    for kind in kind_names:
-        root = field_schema(kind)
-        body = renderer.render(root, top=True)
-        body["x-kubernetes-group-version-kind"] = _gvk(kind)
-        components[root.name] = body
     return {
         "openapi": "3.0.0",
         "info": {"title": title, "version": version},
         "paths": {},
-        "components": {"schemas": components},
+        "components": {"schemas": _definitions(_OpenAPI, kind_names)},
     }
 
 
 def swagger_definitions(kind_names: Iterable[str]) -> dict[str, Any]:
     """Swagger 2.0 ``definitions`` for the given kinds and every named shape
-    they use (``/openapi/v2`` style), each kind's carrying its
-    ``x-kubernetes-group-version-kind``."""
-    definitions: dict[str, Any] = {}
-    renderer = _Swagger(definitions)
-    for kind in kind_names:
-        root = field_schema(kind)
-        body = renderer.render(root, top=True)
-        body["x-kubernetes-group-version-kind"] = _gvk(kind)
-        definitions[root.name] = body
-    return definitions
+    they use (``/openapi/v2`` style)."""
+    return _definitions(_Swagger, kind_names)

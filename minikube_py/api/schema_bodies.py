@@ -8,18 +8,14 @@ stored kinds against :data:`~.schema_defs.ROOTS`.
 
 from __future__ import annotations
 
-from .schema_meta import CORE, META, OBJECT_META, OBJECT_REFERENCE, string_list
+from .schema_meta import CORE, META, OBJECT_META, OBJECT_REFERENCE, TYPE_META, string_list
 from .schema_model import Schema, boolean, int32, int64, obj, ref, string
 
 __all__ = ["BINDING", "BODIES", "DELETE_OPTIONS", "SCALE"]
 
-_TYPE_META = {
-    "apiVersion": string("Versioned schema of this representation."),
-    "kind": string("REST resource this object represents."),
-}
 
 DELETE_OPTIONS = obj(META + "DeleteOptions", {
-    **_TYPE_META,
+    **TYPE_META,
     "gracePeriodSeconds": int64("Seconds before the object is deleted; 0 deletes at once."),
     "preconditions": obj(META + "Preconditions", {
         "uid": string("The object's uid must be this."),
@@ -33,13 +29,13 @@ DELETE_OPTIONS = obj(META + "DeleteOptions", {
 }, "Options for a deletion.")
 
 BINDING = obj(CORE + "Binding", {
-    **_TYPE_META,
+    **TYPE_META,
     "metadata": ref(OBJECT_META, "Standard object metadata."),
     "target": ref(OBJECT_REFERENCE, "The node to bind to."),
 }, "Ties a pod to a node.", required=("target",))
 
 SCALE = obj("io.k8s.api.autoscaling.v1.Scale", {
-    **_TYPE_META,
+    **TYPE_META,
     "metadata": ref(OBJECT_META, "Standard object metadata."),
     "spec": obj("io.k8s.api.autoscaling.v1.ScaleSpec", {
         "replicas": int32("Desired number of instances."),

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import BadRequest
-from .schema import type_errors
+from .schema import describe_value, type_errors
 from .schema_model import Schema
 
 __all__ = ["JSON_PATCH_OPS", "json_type", "typed_json_patch", "typed_object", "typed_patch"]
@@ -122,22 +122,15 @@ def _without_directives(value: Any, path: str, errors: list[str]) -> Any:
             if item not in _SMP_PATCH_VALUES:
                 errors.append(f"{where}: expected one of "
                               f"{', '.join(json.dumps(v) for v in _SMP_PATCH_VALUES)}, got "
-                              f"{_shown(item)}")
+                              f"{describe_value(item)}")
         elif key == "$retainKeys" or (isinstance(key, str) and key.startswith(_LIST_DIRECTIVES)):
             if not isinstance(item, list) or (
                     key == "$retainKeys" and not all(isinstance(k, str) for k in item)):
                 wanted = "array of strings" if key == "$retainKeys" else "array"
-                errors.append(f"{where}: expected {wanted}, got {_shown(item)}")
+                errors.append(f"{where}: expected {wanted}, got {describe_value(item)}")
         else:
             out[key] = _without_directives(item, where, errors)
     return out
-
-
-def _shown(value: Any) -> str:
-    kind = json_type(value)
-    if kind in ("object", "array", "null"):
-        return kind
-    return f"{kind} {json.dumps(value)}"
 
 
 def typed_json_patch(ops: Any) -> list[dict[str, Any]]:
@@ -151,7 +144,7 @@ def typed_json_patch(ops: Any) -> list[dict[str, Any]]:
             raise BadRequest(f"{where} must be an object, not {json_type(op)}")
         name = op.get("op")
         if not isinstance(name, str):
-            raise BadRequest(f"{where}: op must be a string, not {_shown(name)}")
+            raise BadRequest(f"{where}: op must be a string, not {describe_value(name)}")
         if name not in JSON_PATCH_OPS:
             raise BadRequest(f'{where}: op "{name}" is not one of '
                              f'{", ".join(JSON_PATCH_OPS)}')
@@ -160,5 +153,5 @@ def typed_json_patch(ops: Any) -> list[dict[str, Any]]:
                 raise BadRequest(f'{where} ("{name}"): {member} is required')
             if member != "value" and not isinstance(op[member], str):
                 raise BadRequest(f'{where} ("{name}"): {member} must be a string, not '
-                                 f"{_shown(op[member])}")
+                                 f"{describe_value(op[member])}")
     return ops

@@ -19,6 +19,7 @@ from .schema_meta import (
     LIST_META,
     OBJECT_META,
     OBJECT_REFERENCE,
+    TYPE_META,
     resource_map,
     string_list,
 )
@@ -284,15 +285,11 @@ JOB_STATUS = obj(BATCH + "JobStatus", {
 
 # ---------------------------------------------------------------------- roots
 
-_TYPE_META = {
-    "apiVersion": string("Versioned schema of this representation."),
-    "kind": string("REST resource this object represents."),
-}
 
 
 def _root(name: str, description: str, fields: dict[str, Schema], *,
           required: tuple[str, ...] = ()) -> Schema:
-    return obj(name, {**_TYPE_META, "metadata": ref(OBJECT_META, "Standard object metadata."),
+    return obj(name, {**TYPE_META, "metadata": ref(OBJECT_META, "Standard object metadata."),
                       **fields}, description, required=required)
 
 
@@ -336,7 +333,7 @@ ROOTS: dict[str, Schema] = {
     "Job": _root(BATCH + "Job", "A job: pods run until a number of them succeed.", {
         "spec": ref(JOB_SPEC), "status": ref(JOB_STATUS)}),
     "List": obj("io.k8s.apimachinery.pkg.apis.meta.v1.List", {
-        **_TYPE_META,
+        **TYPE_META,
         "metadata": ref(LIST_META, "Standard list metadata."),
         "items": list_of(any_value(), "The objects of the list."),
     }, "A list of objects of any kind."),

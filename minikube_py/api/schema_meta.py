@@ -42,6 +42,12 @@ def resource_map(description: str) -> Schema:
 
 # ------------------------------------------------------------------------- meta
 
+#: ``apiVersion`` and ``kind``, which every top-level body has.
+TYPE_META = {
+    "apiVersion": string("Versioned schema of this representation."),
+    "kind": string("REST resource this object represents."),
+}
+
 OWNER_REFERENCE = obj(META + "OwnerReference", {
     "apiVersion": string("API version of the referent."),
     "kind": string("Kind of the referent."),
