@@ -3,10 +3,15 @@
 A wait is never an assertion by itself: it returns the predicate's truthy value
 (so the test can assert on it) or raises AssertionError naming what did not
 happen within ``timeout`` seconds.
+
+:func:`blocked_in` is a condition for the tests of blocking calls: that a thread
+is asleep inside the call, so what wakes it is what the test then does.
 """
 
 from __future__ import annotations
 
+import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -25,3 +30,25 @@ def wait_for(predicate: Callable[[], T], what: str, timeout: float = 30.0,
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
         time.sleep(interval)
+
+
+def blocked_in(thread: threading.Thread, function: Callable[..., object]) -> bool:
+    """Whether ``thread`` is asleep in a :mod:`threading` wait (a Condition's,
+    an Event's) somewhere inside ``function``.
+
+    Code waits on a Condition after checking, under its lock, that it has to; a
+    notify from then on wakes it. So a test can wait until "the getter is
+    blocked" instead of sleeping and hoping it is.
+    """
+    frame = sys._current_frames().get(thread.ident or -1)
+    # The innermost frame is Condition.wait's (an Event's wait is one too); a
+    # thread still acquiring the condition's lock is in its __enter__ instead.
+    if frame is None or frame.f_code.co_filename != threading.__file__ or \
+            frame.f_code.co_name != "wait":
+        return False
+    code = getattr(function, "__code__", None)
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False

@@ -2,8 +2,9 @@
 
 The runtime's event stream tells the kubelet about changes at once, but a
 stream can break (the runtime restarted, a subscriber fell behind). Like
-Kubernetes' generic PLEG, the kubelet therefore also relists the runtime
-about once a second. To keep that cheap:
+Kubernetes' generic PLEG, the kubelet therefore also relists the runtime:
+every second while it has no event stream, every 10 s (a safety net) while
+events flow (the evented PLEG). To keep that cheap:
 
 * :func:`runtime_snapshot` makes exactly two runtime calls (sandboxes with
   this node's label, then all containers) and reduces them to one

@@ -223,6 +223,7 @@ class PodmanEventStream:
                 if self._stopped.is_set():
                     break
                 backoff = 0.2
+                log.debug("Podman event stream connected")
                 self._mark(connected=True)
                 for item in iter_json_lines(response):
                     if self._stopped.is_set():

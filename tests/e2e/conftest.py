@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -60,6 +60,31 @@ class Daemon:
 
     def get_json(self, *args: str) -> Any:
         return json.loads(self.kubectl("get", *args, "-o", "json").stdout)
+
+
+class Lines:
+    """Every line a running process writes to ``stream``, read by a thread as it
+    comes, so that a test can wait for a line while the process still runs
+    (``wait_for(lambda: lines.starting("NAME"), ...)``) and never blocks it on a
+    full pipe."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            self.lines.append(line.rstrip("\n"))
+
+    def starting(self, prefix: str) -> list[str]:
+        """The lines read so far that start with ``prefix``."""
+        return [line for line in list(self.lines) if line.startswith(prefix)]
+
+    def text(self, timeout: float = 10) -> str:
+        """Everything, once the stream has ended (the process exited)."""
+        self._thread.join(timeout)
+        return "\n".join(self.lines)
 
 
 def start_daemon(state: Path, *extra: str, timeout: float = 60) -> Daemon:

@@ -8,7 +8,9 @@ import textwrap
 import pytest
 import yaml
 
-from .conftest import MANIFESTS, Daemon
+from tests.waiting import wait_for
+
+from .conftest import MANIFESTS, Daemon, Lines
 
 pytestmark = pytest.mark.e2e
 
@@ -122,14 +124,31 @@ def test_without_a_daemon_it_says_how_to_start_one(tmp_path):
 
 
 def test_get_watch_prints_changes(daemon: Daemon):
+    """``get -w`` prints a row per change made after it started: the new pod
+    Pending first, then Running."""
     import subprocess
     import sys
-    import time
+    # A pod nothing schedules or runs, in the watched selector: the watcher prints
+    # its row once its list is done, and watches from that list on.
+    daemon.cli("apply", "-f", "-", input=textwrap.dedent("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: cli-anchor, labels: {app: cli-watch}}
+        spec:
+          schedulerName: unscheduled
+          containers: [{name: main, image: localhost/minikube-py/busybox:1.35}]
+        """))
     watcher = subprocess.Popen([sys.executable, "-m", "minikube_py", "get", "pods", "-w",
                                 "-l", "app=cli-watch"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env=daemon.env())
+    assert watcher.stdout is not None and watcher.stderr is not None
+    out, err = Lines(watcher.stdout), Lines(watcher.stderr)
+
+    def rows() -> list[list[str]]:
+        return [line.split() for line in out.starting("cli-watch")]
+
     try:
-        time.sleep(1.5)
+        wait_for(lambda: out.starting("cli-anchor"), "the watcher's first row", timeout=30)
         daemon.cli("apply", "-f", "-", input=textwrap.dedent("""\
             apiVersion: v1
             kind: Pod
@@ -139,10 +158,10 @@ def test_get_watch_prints_changes(daemon: Daemon):
               containers: [{name: main, image: localhost/minikube-py/busybox:1.35}]
             """))
         daemon.kubectl("wait", "--for=condition=Ready", "pod/cli-watch", "--timeout=30s")
-        time.sleep(0.5)
+        wait_for(lambda: any(r[1:3] == ["1/1", "Running"] for r in rows()),
+                 "a Running row for pod cli-watch", timeout=30)
     finally:
         watcher.terminate()
-        out, err = watcher.communicate(timeout=10)
-    rows = [line.split() for line in out.splitlines() if line.startswith("cli-watch")]
-    assert rows[0][:3] == ["cli-watch", "0/1", "Pending"], out + err
-    assert any(r[1:3] == ["1/1", "Running"] for r in rows), out
+        watcher.wait(timeout=10)
+        daemon.kubectl("delete", "pod", "cli-anchor", "--ignore-not-found")
+    assert rows()[0][:3] == ["cli-watch", "0/1", "Pending"], out.text() + err.text()

@@ -5,7 +5,6 @@ namespace deletion. Every wait is a bounded poll of the API."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -106,9 +105,17 @@ def test_scale_pause_and_resume(d: Daemon):
     wait_for(lambda: len(pods(d, "app=paused")) == 5, "5 pods")
     d.kubectl("rollout", "pause", "deployment/paused")
     d.kubectl("set", "image", "deployment/paused", "app=localhost/minikube-py/busybox:latest")
-    time.sleep(1)  # a paused rollout must not start; give the controller the chance to err
+
+    def observed() -> dict[str, Any] | None:
+        dep: dict[str, Any] = d.get_json("deployment", "paused")
+        done = dep.get("status", {}).get("observedGeneration") == dep["metadata"]["generation"]
+        return dep if done else None
+
+    # A paused rollout must not start. The controller has seen the new image when
+    # it reports the generation that has it as observed, and its sync creates any
+    # ReplicaSet before it writes that status.
+    dep = wait_for(observed, "the controller to observe the new image", timeout=30)
     assert len(d.get_json("rs", "-l", "app=paused")["items"]) == 1
-    dep = d.get_json("deployment", "paused")
     assert {c["type"]: c["reason"] for c in dep["status"]["conditions"]}["Progressing"] \
         == "DeploymentPaused"
     d.kubectl("rollout", "resume", "deployment/paused")
@@ -165,18 +172,31 @@ def test_cascading_deletion(d: Daemon, cascade: str, pods_left: int):
     apply(d, replicaset(name, 2))
     wait_for(lambda: len(pods(d, f"rs={name}")) == 2, "two pods")
     d.kubectl("delete", "rs", name, f"--cascade={cascade}", "--wait=true")
+    # kubectl waited until the ReplicaSet was gone. With --cascade=orphan its pods
+    # lost their ownerReferences before that (the orphan finalizer), so the garbage
+    # collector has no owner to follow from them: none can go later.
     wait_for(lambda: len(pods(d, f"rs={name}")) == pods_left, f"{pods_left} pods left")
-    time.sleep(0.5)  # nothing else may go afterwards
     left = pods(d, f"rs={name}")
     assert len(left) == pods_left
     assert all(not p["metadata"].get("ownerReferences") for p in left)  # orphaned
     # A new ReplicaSet with the same selector adopts the orphans instead of creating.
     if pods_left:
         apply(d, replicaset(name, 2))
-        time.sleep(1)
+        rs = d.get_json("rs", name)
+
+        def synced() -> bool:
+            # Its controller adopts (claims) first, then counts and creates what is
+            # missing, then writes the status it observed: all done once it has.
+            got = d.get_json("rs", name)
+            return bool(got.get("status", {}).get("observedGeneration")
+                        == got["metadata"]["generation"])
+
+        wait_for(synced, "the new ReplicaSet's first sync", timeout=30)
         adopted = pods(d, f"rs={name}")
         assert {p["metadata"]["name"] for p in adopted} == {p["metadata"]["name"] for p in left}
-        assert all(p["metadata"]["ownerReferences"][0]["controller"] for p in adopted)
+        assert all(p["metadata"]["ownerReferences"][0]["controller"]
+                   and p["metadata"]["ownerReferences"][0]["uid"] == rs["metadata"]["uid"]
+                   for p in adopted)
         d.kubectl("delete", "rs", name)
 
 

@@ -9,7 +9,9 @@ import textwrap
 import pytest
 import yaml
 
-from .conftest import MANIFESTS, Daemon
+from tests.waiting import wait_for
+
+from .conftest import MANIFESTS, Daemon, Lines
 
 pytestmark = pytest.mark.e2e
 
@@ -25,6 +27,20 @@ PLACED_POD = textwrap.dedent("""\
       - name: main
         image: localhost/minikube-py/busybox:1.35
         imagePullPolicy: IfNotPresent
+    """)
+# A pod nothing schedules or runs: it only stands in a watched selector, so that a
+# watcher prints its row as soon as its list is done.
+ANCHOR_POD = textwrap.dedent("""\
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: {name}
+      labels: {{app: {app}}}
+    spec:
+      schedulerName: unscheduled
+      containers:
+      - name: main
+        image: localhost/minikube-py/busybox:1.35
     """)
 
 
@@ -155,47 +171,65 @@ def test_bad_manifests_are_refused_with_the_field_named(daemon: Daemon, mutate, 
 
 
 def test_watch_sees_changes(daemon: Daemon):
+    """``kubectl get -w`` prints the changes made after it started, up to Running."""
     import subprocess
-    import time
+    daemon.kubectl("apply", "-f", "-", input=ANCHOR_POD.format(name="watch-anchor",
+                                                               app="watched"))
     watcher = subprocess.Popen(
         ["kubectl", "--cache-dir", str(daemon.state / "kubectl-cache"), "get", "pods",
          "-l", "app=watched", "-w", "--request-timeout=20s"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=daemon.env())
+    assert watcher.stdout is not None and watcher.stderr is not None
+    out = Lines(watcher.stdout)
+    Lines(watcher.stderr)  # read, so that kubectl never blocks on a full pipe
+
+    def running_rows() -> list[list[str]]:
+        rows = [line.split() for line in out.starting("watched")]
+        return [row for row in rows if row[2:3] == ["Running"]]
+
     try:
-        time.sleep(1.0)  # let the watch start before the change it must see
+        # Its list is printed (the anchor's row): it watches from there on, so the
+        # pod made now is a change it must see.
+        wait_for(lambda: out.starting("watch-anchor"), "the watcher's first row", timeout=30)
         pod = PLACED_POD.format(name="watched").replace("app: placed", "app: watched")
         daemon.kubectl("apply", "-f", "-", input=pod)
         daemon.kubectl("wait", "--for=condition=Ready", "pod/watched", "--timeout=30s")
+        wait_for(running_rows, "a Running row for pod watched", timeout=30)
         daemon.kubectl("delete", "pod", "watched")
-        time.sleep(0.5)
     finally:
         watcher.terminate()
-        out, _ = watcher.communicate(timeout=10)
-    rows = [line.split() for line in out.splitlines() if line.startswith("watched")]
-    assert rows, out
-    assert any(r[2] == "Running" for r in rows), out
+        watcher.wait(timeout=10)
+        daemon.kubectl("delete", "pod", "watch-anchor", "--ignore-not-found")
 
 
 def test_logs_follow_streams_until_interrupted(daemon: Daemon):
+    """``kubectl logs -f`` does not stop at the lines written so far: a line the
+    container writes later (its exit line, once the pod is deleted) reaches it."""
     import subprocess
-    import time
     daemon.kubectl("apply", "-f", "-", input=PLACED_POD.format(name="follow"))
     daemon.kubectl("wait", "--for=condition=Ready", "pod/follow", "--timeout=30s")
     proc = subprocess.Popen(
         ["kubectl", "--cache-dir", str(daemon.state / "kubectl-cache"), "logs", "-f",
          "--timestamps", "follow"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=daemon.env())
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = Lines(proc.stdout), Lines(proc.stderr)
     try:
-        time.sleep(1.5)
+        # "ready" is the last line a running fake container writes.
+        wait_for(lambda: any(line.endswith(" ready") for line in out.lines),
+                 "the lines written so far", timeout=30)
         assert proc.poll() is None, "logs -f ended while the container still runs"
+        daemon.kubectl("delete", "pod", "follow")
+        wait_for(lambda: any("received SIGTERM" in line for line in out.lines),
+                 "the exit line, written after logs -f started", timeout=30)
     finally:
         proc.terminate()
-        out, _ = proc.communicate(timeout=10)
-    first = out.splitlines()[0]
+        proc.wait(timeout=10)
+    text = out.text()
+    first = text.splitlines()[0]
     # --timestamps: an RFC 3339 time, then the line itself (which has its own time).
-    assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ", first), first
-    assert "as default/follow/main" in out
-    daemon.kubectl("delete", "pod", "follow")
+    assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ", first), first + err.text()
+    assert "as default/follow/main" in text
 
 
 def test_debug_gets_kubectls_own_clean_error_not_a_panic(daemon: Daemon):

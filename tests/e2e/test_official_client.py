@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from kubernetes import client, config, watch
+
+from tests.waiting import wait_for
 
 from .conftest import Daemon
 
@@ -73,7 +74,9 @@ def test_watch_delivers_events_in_order(api: client.ApiClient):
 
     t = threading.Thread(target=consume)
     t.start()
-    time.sleep(0.5)
+    # No need to wait for the watch to be open: it starts from the list's
+    # resourceVersion, so it gets every change made after the list, however late
+    # its request arrives.
     for i in range(3):
         v1.create_namespaced_pod("default", pod(f"ordered-{i}", app="ordered"))
     v1.patch_namespaced_pod("ordered-1", "default", {"metadata": {"annotations": {"a": "b"}}})
@@ -144,10 +147,8 @@ def test_pod_logs(api: client.ApiClient, daemon: Daemon):
     placed = pod("oc-logs")
     placed.spec.node_name = "node-2"
     v1.create_namespaced_pod("default", placed)
-    deadline = time.monotonic() + 20
-    while v1.read_namespaced_pod("oc-logs", "default").status.phase != "Running":
-        assert time.monotonic() < deadline, "pod did not start"
-        time.sleep(0.1)
+    wait_for(lambda: v1.read_namespaced_pod("oc-logs", "default").status.phase == "Running",
+             "pod oc-logs to start", timeout=20)
     text = v1.read_namespaced_pod_log("oc-logs", "default")
     assert "as default/oc-logs/c" in text
     v1.delete_namespaced_pod("oc-logs", "default", grace_period_seconds=0)

@@ -225,13 +225,14 @@ def test_minikube_py_rollout_undo_and_history(cluster: Daemon, tmp_path: Path):
 
 
 def test_shutdown_during_grace_period_is_prompt_and_the_next_start_finishes(tmp_path: Path):
-    """Pods terminating with a 30 s grace period (``sleep`` ignores SIGTERM as
-    PID 1) must not hold up the daemon's stop; the next start finishes them."""
+    """Pods terminating with a 15 s grace period (``sleep`` ignores SIGTERM as
+    PID 1) must not hold up the daemon's stop (promised within 5 s); the next
+    start finishes them."""
     state = tmp_path / "state"
     d = start_daemon(state, "--runtime", "podman", "--nodes", "2")
     try:
         spec = yaml.safe_load(deployment(IMAGE_A, replicas=2))
-        spec["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 30
+        spec["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 15
         d.kubectl("apply", "-f", "-", input=yaml.safe_dump(spec))
         converge(d, 2, IMAGE_A)
         d.kubectl("delete", "deployment", "web", "--wait=false")

@@ -40,6 +40,7 @@ from minikube_py.runtime.base import (
     ContainerConfig,
     ContainerNotFound,
     ContainerRuntimeError,
+    ContainerStats,
     ContainerStatus,
     ImageNotFound,
     InvalidState,
@@ -51,7 +52,9 @@ from minikube_py.runtime.base import (
     SecurityConfig,
 )
 from minikube_py.runtime.podman import PodmanRuntime
+from minikube_py.runtime.podman_events import PodmanEventStream
 from minikube_py.runtime.podman_service import HostCheck, PodmanService
+from tests.waiting import blocked_in, wait_for
 
 from .conftest import BUSYBOX, NODE, sandbox_config
 
@@ -162,7 +165,7 @@ def test_follow_with_tail_starts_at_the_tail(
         runtime: PodmanRuntime, make_sandbox: MakeSandbox) -> None:
     sandbox = make_sandbox("followtail")
     cid = run(runtime, sandbox, "echo a; echo b; echo c; sleep 1; echo d")
-    time.sleep(0.5)
+    wait_for(lambda: b"c\n" in logs(runtime, cid), "the first three lines", timeout=15)
     assert logs(runtime, cid, follow=True, tail_lines=1) in ([b"c\n", b"d\n"], [b"d\n"])
 
 
@@ -359,7 +362,7 @@ def test_stop_delivers_sigterm_to_a_container_that_traps_it(
     cid = run(runtime, sandbox,
               "trap 'echo got TERM; exit 0' TERM; echo ready; "
               "while true; do sleep 0.1; done")
-    time.sleep(0.5)
+    wait_for(lambda: b"ready\n" in logs(runtime, cid), "the trap to be set", timeout=15)
     started = time.monotonic()
     runtime.stop_container(cid, 10)
     took = time.monotonic() - started
@@ -372,8 +375,8 @@ def test_stop_delivers_sigterm_to_a_container_that_traps_it(
 def test_stop_kills_a_container_that_ignores_sigterm_after_the_grace_period(
         runtime: PodmanRuntime, make_sandbox: MakeSandbox) -> None:
     sandbox = make_sandbox("ignore")
-    cid = run(runtime, sandbox, "trap '' TERM; while true; do sleep 0.1; done")
-    time.sleep(0.5)
+    cid = run(runtime, sandbox, "trap '' TERM; echo ready; while true; do sleep 0.1; done")
+    wait_for(lambda: b"ready\n" in logs(runtime, cid), "the trap to be set", timeout=15)
     started = time.monotonic()
     runtime.stop_container(cid, 2)
     took = time.monotonic() - started
@@ -493,7 +496,8 @@ def test_event_stream_stop_wakes_a_blocked_reader(runtime: PodmanRuntime) -> Non
     result: list[object] = []
     reader = threading.Thread(target=lambda: result.append(stream.next()))
     reader.start()
-    time.sleep(0.3)
+    wait_for(lambda: blocked_in(reader, PodmanEventStream.next), "the reader to block",
+             timeout=5)
     started = time.monotonic()
     stream.stop()
     reader.join(5)
@@ -509,11 +513,14 @@ def test_stats_report_cpu_and_memory_of_running_containers(
         runtime: PodmanRuntime, make_sandbox: MakeSandbox) -> None:
     sandbox = make_sandbox("stats")
     cid = run(runtime, sandbox, "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 60")
-    time.sleep(1.0)
-    stats = {s.container_id: s for s in runtime.stats()}
-    assert cid in stats
-    mine = stats[cid]
-    assert mine.cpu_nanos > 0 and mine.memory_bytes > 0
+
+    def sampled() -> ContainerStats | None:
+        mine = next((s for s in runtime.stats() if s.container_id == cid), None)
+        return mine if mine is not None and mine.cpu_nanos > 0 else None
+
+    # Until a sample shows the busy loop's CPU time (a second was usually enough).
+    mine = wait_for(sampled, "a stats sample with CPU time", timeout=30)
+    assert mine.memory_bytes > 0
     assert abs(mine.at - time.time()) < 60
 
 
@@ -597,16 +604,25 @@ def test_event_stream_reconnects_after_the_service_restarts(
     # A second service of our own (same storage), so restarting it disturbs no other test.
     service = PodmanService(tmp_path / "state")
     rt: PodmanRuntime | None = None
+    made: list[str] = []
     try:
         url = service.start()
         rt = PodmanRuntime(url, state_dir=tmp_path / "rt", ulimits=podman_host.ulimits,
                            oci_runtime=podman_host.oci_runtime)
         stream = rt.events()
-        time.sleep(0.5)  # connected
-        service.restart()
-        time.sleep(0.5)
-        sandbox = rt.run_sandbox(sandbox_config("reconnect"))
         try:
+            # The stream is connected (to the service about to restart) once an event
+            # has come through it. That sandbox stays until the end: removing it would
+            # send more events.
+            before = rt.run_sandbox(sandbox_config("before"))
+            made.append(before.id)
+            first = _collect(stream, {(EVENT_SANDBOX_READY, before.id)}, timeout=20)
+            assert (EVENT_SANDBOX_READY, before.id) in {(e.type, e.sandbox_id) for e in first}
+            service.restart()
+            # No wait for the reconnection: what the new service logs before it, the
+            # reconnection replays after its resumed marker.
+            sandbox = rt.run_sandbox(sandbox_config("reconnect"))
+            made.append(sandbox.id)
             got = _collect(stream, {(EVENT_SANDBOX_READY, sandbox.id)}, timeout=20)
             assert (EVENT_SANDBOX_READY, sandbox.id) in {(e.type, e.sandbox_id) for e in got}
             # The consumer heard of the gap: one interrupted marker, then one resumed,
@@ -617,9 +633,10 @@ def test_event_stream_reconnects_after_the_service_restarts(
             assert kinds.index(EVENT_STREAM_INTERRUPTED) < kinds.index(EVENT_STREAM_RESUMED) \
                 < kinds.index(EVENT_SANDBOX_READY), kinds
         finally:
-            rt.remove_sandbox(sandbox.id)
             stream.stop()
     finally:
         if rt is not None:
+            for sandbox_id in made:
+                rt.remove_sandbox(sandbox_id)
             rt.close()
         service.stop()

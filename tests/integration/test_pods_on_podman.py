@@ -5,6 +5,7 @@ and adoption after the daemon is killed."""
 from __future__ import annotations
 
 import json
+import secrets
 import signal
 import socket
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 import yaml
 
 from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -285,15 +287,50 @@ def test_two_daemons_with_the_same_node_names_leave_each_other_alone(cluster: Da
     apply(cluster, "first-cluster", command=["sh", "-c", "sleep 3600"])
     cluster.kubectl("wait", "--for=condition=Ready", "pod/first-cluster", "--timeout=60s")
     before = container_status(pod(cluster, "first-cluster"))["containerID"]
-    other = start_daemon(tmp_path / "other", "--runtime", "podman", "--nodes", "2")
+    # The danger is the second daemon's start: each of its kubelets lists the Podman
+    # pods of its node and removes those that no pod of its own owns (later relists
+    # only act on pods whose state changed). An orphan of the second cluster on each
+    # node (its cluster id chosen here, before the daemon makes one) shows when that
+    # has happened: the same pass would have removed the first cluster's pod had it
+    # seen it.
+    state = tmp_path / "other"
+    state.mkdir(mode=0o700)
+    cluster_id = secrets.token_hex(6)
+    (state / "cluster-id").write_text(cluster_id + "\n")
+    orphans = [f"orphan-{cluster_id}-{node}" for node in ("node-1", "node-2")]
+    for name, node in zip(orphans, ("node-1", "node-2"), strict=True):
+        subprocess.run(["podman", "pod", "create", "--name", name,
+                        "--label", f"minikube-py.io/pod-uid=orphan-{node}",
+                        "--label", "minikube-py.io/namespace=default",
+                        "--label", f"minikube-py.io/name=orphan-{node}",
+                        "--label", f"minikube-py.io/node={node}",
+                        "--label", f"minikube-py.io/cluster={cluster_id}"],
+                       check=True, capture_output=True)
+
+    def orphans_left() -> list[str]:
+        return [name for name in orphans if subprocess.run(
+            ["podman", "pod", "exists", name], capture_output=True).returncode == 0]
+
+    other = start_daemon(state, "--runtime", "podman", "--nodes", "2")
     try:
-        time.sleep(4)  # several relists of the second daemon's kubelets
+        wait_for(lambda: not orphans_left(), "the second daemon to remove its own orphans",
+                 timeout=60)
+        # Had that pass taken the first cluster's pod too, it would have been stopping
+        # it meanwhile, within its 2 s grace period. A deliberate observation window
+        # (a pod left alone shows nothing), for that stop to show.
+        time.sleep(3)
+        inspected = subprocess.run(["podman", "inspect", "--format", "{{.State.Status}}",
+                                    before.removeprefix("podman://")],
+                                   capture_output=True, text=True)
+        assert inspected.stdout.strip() == "running", inspected.stdout + inspected.stderr
         after = container_status(pod(cluster, "first-cluster"))
         assert after["containerID"] == before and after["restartCount"] == 0
         assert "running" in after["state"]
         assert other.kubectl("get", "pods", "-A", "-o", "name").stdout == ""
     finally:
         assert stop_daemon(other) == 0
+        if left := orphans_left():
+            subprocess.run(["podman", "pod", "rm", "-f", *left], capture_output=True)
     delete(cluster, "first-cluster")
 
 

@@ -18,6 +18,7 @@ from minikube_py.runtime import (
     SandboxConfig,
     SandboxNotFound,
 )
+from tests.waiting import blocked_in, wait_for
 
 NOW = 1_800_000_000.0
 
@@ -189,8 +190,8 @@ def test_follow_returns_when_the_container_stops(rt):
     got: list[bytes] = []
     t = threading.Thread(target=lambda: got.extend(rt.container_logs(cid, follow=True)))
     t.start()
-    time.sleep(0.05)
-    assert t.is_alive()  # following a running container
+    # Following a running container: past the lines written so far, waiting for more.
+    wait_for(lambda: blocked_in(t, FakeRuntime._stream), "the follower to wait", timeout=5)
     rt.stop_container(cid)
     t.join(2)
     assert not t.is_alive()
@@ -205,7 +206,7 @@ def test_follow_returns_when_alive_turns_false(rt):
     t = threading.Thread(target=lambda: got.extend(
         rt.container_logs(cid, follow=True, alive=alive.is_set)))
     t.start()
-    time.sleep(0.05)
+    wait_for(lambda: blocked_in(t, FakeRuntime._stream), "the follower to wait", timeout=5)
     alive.clear()
     t.join(3)
     assert not t.is_alive()

@@ -14,6 +14,7 @@ from minikube_py.client.workqueue import (
     WorkQueue,
     default_controller_rate_limiter,
 )
+from tests.waiting import blocked_in, wait_for
 
 
 class FakeClock:
@@ -69,7 +70,7 @@ def test_get_blocks_until_add_wakes_it():
     got: list[str | None] = []
     t = threading.Thread(target=lambda: got.append(q.get(timeout=5)))
     t.start()
-    time.sleep(0.05)
+    wait_for(lambda: blocked_in(t, WorkQueue.get), "the getter to block", timeout=5)
     q.add("x")
     t.join(5)
     assert got == ["x"]
@@ -88,7 +89,8 @@ def test_shut_down_releases_blocked_getters_and_ignores_adds():
     threads = [threading.Thread(target=lambda: results.append(q.get())) for _ in range(3)]
     for t in threads:
         t.start()
-    time.sleep(0.05)
+    wait_for(lambda: all(blocked_in(t, WorkQueue.get) for t in threads),
+             "the three getters to block", timeout=5)
     q.shut_down()
     for t in threads:
         t.join(2)
@@ -151,7 +153,8 @@ def test_shorter_add_after_wakes_a_sleeping_getter():
     got: list[str | None] = []
     t = threading.Thread(target=lambda: got.append(q.get(timeout=5)))
     t.start()
-    time.sleep(0.05)
+    # Asleep until "slow" (or its timeout): only the shorter add can wake it in time.
+    wait_for(lambda: blocked_in(t, WorkQueue.get), "the getter to sleep", timeout=5)
     q.add_after("fast", 0.05)
     t.join(5)
     assert got == ["fast"]
@@ -254,7 +257,14 @@ def test_no_key_is_processed_by_two_workers_at_once():
     producers = [threading.Thread(target=producer) for _ in range(3)]
     for t in workers + producers:
         t.start()
-    time.sleep(0.5)
+
+    def least_processed() -> int:
+        with lock:
+            return min(processed.values())
+
+    # As much contention as it takes (not as much as half a second gives on a busy
+    # host): every key handed out hundreds of times, by six workers at once.
+    wait_for(lambda: least_processed() >= 300, "every key processed 300 times", timeout=60)
     stop.set()
     for t in producers:
         t.join(5)

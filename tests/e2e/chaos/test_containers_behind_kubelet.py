@@ -220,7 +220,12 @@ def test_paused_container_stays_running_and_can_be_deleted(cluster: PodmanCluste
         cluster.podman("pause", old[name])
     unchanged = Expect("Running", 0, same_container=True)
     expected = dict.fromkeys(names.values(), unchanged)
-    # Longer than a pod resync (10 s) and many relists (1 s): the status never moves.
+    # Nothing would make the kubelet look at these pods soon: pausing makes no runtime
+    # event it acts on, a paused container keeps its relist fingerprint (running),
+    # and the pod resync is a minute away. A pod change does: its watch enqueues it.
+    cluster.d.kubectl("annotate", "pod", *names.values(), "chaos/poke=1")
+    # A deliberate observation window, not synchronization (a sync that changes
+    # nothing writes nothing): the status never moves.
     deadline = time.monotonic() + 12
     while time.monotonic() < deadline:
         _check_table(cluster, expected, old, 0)

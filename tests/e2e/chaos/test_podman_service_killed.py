@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from collections.abc import Callable
 
 import pytest
@@ -115,13 +114,22 @@ def test_podman_service_killed_kubelets_reconnect_and_pods_keep_or_regain_state(
     assert cluster.service_pid() is None, "the daemon's stop left its Podman service running"
 
 
+def _events_connected(cluster: PodmanCluster) -> bool:
+    """The kubelet's runtime event stream has Podman's answer (logged at debug
+    level as soon as the stream's headers arrive)."""
+    return "Podman event stream connected" in cluster.log_text()
+
+
 def test_daemon_notices_podman_going_away(clusters: Callable[..., PodmanCluster]) -> None:
     """While the service is away the kubelets say so rather than failing silently:
     their event stream reports the gap (and they relist often meanwhile), then
     that it is back."""
-    cluster = clusters("notice", "--nodes", "1")
+    cluster = clusters("notice", "--nodes", "1", "--log-level", "debug")
     cluster.start()
-    time.sleep(2)  # the kubelet has subscribed
+    # The stream subscribed at the kubelet's start connects on its own thread: one
+    # that first connects once the service is back has no gap to report.
+    wait_until(lambda: _events_connected(cluster), "the kubelet's event stream to connect",
+               30)
     old = _kill_service(cluster)
     wait_until(lambda: _service_back(cluster, old), "the Podman service to be back", 60)
     wait_until(lambda: "runtime event stream interrupted" in cluster.log_text(),

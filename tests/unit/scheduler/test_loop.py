@@ -102,14 +102,11 @@ def test_unschedulable_records_event_condition_once_and_decision(registry: Regis
     sched = run(registry)
     try:
         registry.create(pod("huge", cpu="8"))
-        deadline = time.monotonic() + 10
-        cond = None
-        while time.monotonic() < deadline and cond is None:
-            p = registry.get("pods", "default", "huge")
-            cond = next((c for c in p.get("status", {}).get("conditions", [])
-                         if c["type"] == "PodScheduled"), None)
-            time.sleep(0.02)
-        assert cond is not None and cond["status"] == "False"
+        cond = wait_for(lambda: next(
+            (c for c in registry.get("pods", "default", "huge").get("status", {})
+             .get("conditions", []) if c["type"] == "PodScheduled"), None),
+            "a PodScheduled condition", timeout=10)
+        assert cond["status"] == "False"
         assert cond["reason"] == "Unschedulable"
         assert cond["message"] == ("0/3 nodes are available: 3 Insufficient cpu. preemption: "
                                    "0/3 nodes are available: 3 No preemption victims found "
@@ -121,19 +118,26 @@ def test_unschedulable_records_event_condition_once_and_decision(registry: Regis
         # A node event retries the pod; the unchanged condition is not written again.
         rv = registry.get("pods", "default", "huge")["metadata"]["resourceVersion"]
         registry.create(node("n4", cpu="1"))
-        deadline = time.monotonic() + 5  # retried once its 1 s backoff is over
-        while len(sched.decisions("default", "huge")) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        # Retried once its 1 s backoff is over.
+        wait_for(lambda: len(sched.decisions("default", "huge")) >= 2, "a second attempt",
+                 timeout=5)
         decisions = sched.decisions("default", "huge")
-        assert len(decisions) >= 2 and "4 Insufficient cpu" in decisions[-1]["text"]
+        assert "4 Insufficient cpu" in decisions[-1]["text"]
         # The decision is recorded before the new condition is written: wait for it.
         wait_for(lambda: "4 Insufficient cpu" in next(
             c["message"] for c in registry.get("pods", "default", "huge")["status"]["conditions"]
             if c["type"] == "PodScheduled"), "the new PodScheduled message", timeout=5)
         assert registry.get("pods", "default", "huge")["metadata"]["resourceVersion"] != rv
         rv = registry.get("pods", "default", "huge")["metadata"]["resourceVersion"]
+        tried = len(sched.decisions("default", "huge"))
         sched.queue.move_all("test")  # same outcome again: nothing new is written
-        time.sleep(1.5)
+        wait_for(lambda: len(sched.decisions("default", "huge")) > tried,
+                 "the attempt after the move (once its backoff is over)", timeout=15)
+        # The decision is recorded before the condition is (or is not) written, but
+        # the loop runs one cycle at a time: once a pod created now has its decision,
+        # that attempt is over, whatever it wrote.
+        registry.create(pod("after", cpu="100m"))
+        wait_for(lambda: sched.decisions("default", "after"), "the next cycle", timeout=10)
         assert registry.get("pods", "default", "huge")["metadata"]["resourceVersion"] == rv
         queue = sched.queue_info()
         assert [p["pod"] for p in queue["unschedulable"] + queue["backoff"]] == ["default/huge"]
@@ -190,10 +194,12 @@ def test_unconfirmed_assumption_expires(registry: Registry):
 def test_pods_for_another_scheduler_are_left_alone(registry: Registry):
     sched = run(registry)
     try:
-        registry.create(pod("mine"))
+        # One watch delivers both, in order, and one loop schedules in queue order:
+        # had "theirs" been queued, it would have had its cycle before "mine".
         registry.create(pod("theirs", schedulerName="other-scheduler"))
+        registry.create(pod("mine"))
         wait_bound(registry, "mine")
-        time.sleep(0.3)
+        assert sched.decisions("default", "theirs") == []
         assert "nodeName" not in registry.get("pods", "default", "theirs")["spec"]
     finally:
         sched.stop()

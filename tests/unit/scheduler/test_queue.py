@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from minikube_py.scheduler.queue import SchedulingQueue
+from tests.waiting import blocked_in, wait_for
 
 
 class Clock:
@@ -165,12 +166,13 @@ def test_pop_blocks_until_a_pod_arrives_and_close_releases_it():
     got: list[Any] = []
     t = threading.Thread(target=lambda: got.append(q.pop()))
     t.start()
-    time.sleep(0.05)
+    wait_for(lambda: blocked_in(t, SchedulingQueue.pop), "pop to block", timeout=5)
     q.add(pod("late"))
     t.join(timeout=2)
     assert got[0].pod["metadata"]["name"] == "late"
     t2 = threading.Thread(target=lambda: got.append(q.pop()))
     t2.start()
+    wait_for(lambda: blocked_in(t2, SchedulingQueue.pop), "pop to block again", timeout=5)
     q.close()
     t2.join(timeout=2)
     assert got[1] is None
