@@ -4,7 +4,7 @@ runtime); afterwards the store and the nodes must agree exactly.
 
 Contract:
 
-* Duration: ``MINIKUBE_PY_SOAK_SECONDS`` (default 45, what CI runs; the long
+* Duration: ``MINIKUBE_PY_SOAK_SECONDS`` (default 30, what CI runs; the long
   run is ``MINIKUBE_PY_SOAK_SECONDS=1800``). Randomness: one
   ``random.Random(seed)``, the seed printed and settable with
   ``MINIKUBE_PY_SOAK_SEED``. Operation *choices* replay from the seed; the
@@ -60,7 +60,7 @@ from minikube_py.runtime.base import (
 )
 from minikube_py.runtime.fake import FakeRuntime
 
-SOAK_SECONDS = float(os.environ.get("MINIKUBE_PY_SOAK_SECONDS", "45"))
+SOAK_SECONDS = float(os.environ.get("MINIKUBE_PY_SOAK_SECONDS", "30"))
 CONVERGE_SECONDS = float(os.environ.get("MINIKUBE_PY_SOAK_CONVERGE_SECONDS", "180"))
 SEED = int(os.environ.get("MINIKUBE_PY_SOAK_SEED") or random.SystemRandom().randrange(2**32))
 NS = "soak"
