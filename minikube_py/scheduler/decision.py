@@ -346,6 +346,9 @@ class DecisionLog:
         #: cleaned: an entry whose decision is gone is skipped).
         self._older: deque[Decision] = deque()
         self._seq: dict[int, int] = {}  # id(decision) -> order recorded
+        #: pod uid -> (its pod key, how many of its decisions are kept): forgetting
+        #: a pod touches only its own list.
+        self._uids: dict[str, tuple[str, int]] = {}
         self._next = 0
         self._total = 0
 
@@ -375,6 +378,8 @@ class DecisionLog:
         self._seq[id(decision)] = self._next
         self._next += 1
         self._total += 1
+        _, count = self._uids.get(decision.pod_uid, (key, 0))
+        self._uids[decision.pod_uid] = (key, count + 1)
         if len(kept) > self.per_pod:
             self._drop(kept.pop(0))
         while self._total > self.capacity:
@@ -383,6 +388,11 @@ class DecisionLog:
     def _drop(self, decision: Decision) -> None:
         self._seq.pop(id(decision), None)
         self._total -= 1
+        key, count = self._uids.get(decision.pod_uid, ("", 1))
+        if count <= 1:
+            self._uids.pop(decision.pod_uid, None)
+        else:
+            self._uids[decision.pod_uid] = (key, count - 1)
 
     def _evict(self) -> None:
         while self._older:
@@ -405,8 +415,8 @@ class DecisionLog:
 
     def _forget(self, uids: set[str]) -> bool:
         found = False
-        for key in list(self._by_pod):
-            kept = self._by_pod[key]
+        for key in {self._uids[uid][0] for uid in uids if uid in self._uids}:
+            kept = self._by_pod.get(key, [])
             stay = [d for d in kept if d.pod_uid not in uids]
             if len(stay) != len(kept):
                 found = True
@@ -424,7 +434,7 @@ class DecisionLog:
         exist); returns how many pods were dropped. For a restart: pods
         deleted while the scheduler was down."""
         with self._lock:
-            gone = {d.pod_uid for kept in self._by_pod.values() for d in kept} - pod_uids
+            gone = set(self._uids) - pod_uids
             if gone and self._forget(gone) and self._file is not None:
                 self._file.rewrite(self._in_order())
             return len(gone)

@@ -176,3 +176,20 @@ def test_log_is_thread_safe() -> None:
     for t in threads:
         t.join()
     assert len(log) == 50
+
+
+def test_the_uid_index_follows_every_way_a_decision_goes() -> None:
+    """Evicted, trimmed and forgotten decisions all leave the uid index: it never
+    outgrows what is kept, and forgetting finds exactly the pod's decisions."""
+    log = DecisionLog(capacity=6, per_pod=2)
+    d = scheduled_decision()
+    for i in range(200):
+        log.record(Decision(f"default/p{i % 9}", f"u{i % 9}", float(i), d.outcome, d.node,
+                            d.message, d.names, 1))
+    kept = {x.pod_uid for x in log.recent()}
+    assert set(log._uids) == kept and sum(n for _, n in log._uids.values()) == len(log) == 6
+    victim = next(iter(kept))
+    log.forget(victim)
+    assert victim not in {x.pod_uid for x in log.recent()} and victim not in log._uids
+    assert log.retain(set()) == len(kept) - 1
+    assert len(log) == 0 and log._uids == {}
