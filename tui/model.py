@@ -33,11 +33,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+from minikube_py.api.podrequests import pod_requests, resource_list_values
 from minikube_py.client.base import Client, Object
 from minikube_py.client.informer import Handlers, key_of
 from minikube_py.client.shared import SharedInformers
 from minikube_py.kubelet.node_status import ANNOTATION_CPU_USAGE, ANNOTATION_MEMORY_USAGE
-from minikube_py.scheduler.requests import pod_requests, resource_list_values
 
 log = logging.getLogger(__name__)
 

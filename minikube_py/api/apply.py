@@ -54,13 +54,14 @@ import copy
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from . import errors, kinds
+from .access import meta as _meta
 from .patch_smp import canonical_json, go_fmt, json_kind
 from .schema import field_schema
 from .schema_model import ANY, FREE_FORM, LIST, MAP, OBJECT, Schema
+from .timefmt import parse_time
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 BEFORE_FIRST_APPLY = "before-first-apply"
@@ -649,12 +650,7 @@ def decode_managed_fields(encoded: Any) -> dict[str, _Entry]:
 
 
 def _seconds(time: str | None) -> float:
-    if not time:
-        return 0
-    try:
-        return int(datetime.fromisoformat(time.replace("Z", "+00:00")).timestamp())
-    except ValueError:
-        return 0
+    return int(parse_time(time) or 0)
 
 
 def encode_managed_fields(managers: Mapping[str, _Entry]) -> list[dict[str, Any]]:
@@ -839,9 +835,6 @@ class _Updater:
 # ==================================================================== entries
 
 
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
 
 
 def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:

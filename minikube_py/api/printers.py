@@ -52,11 +52,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
-from types import MappingProxyType
 from typing import Any, Final
 
+from .access import mapping as _m
 from .errors import BadRequest
 from .labels import SelectorError, selector_from_label_selector
+from .timefmt import parse_datetime
 
 __all__ = [
     "INCLUDE_OBJECT_VALUES",
@@ -75,7 +76,6 @@ __all__ = [
 TABLE_API_VERSION: Final = "meta.k8s.io/v1"
 INCLUDE_OBJECT_VALUES: Final = ("None", "Metadata", "Object")
 
-_EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})
 _NO_ITEMS: Final[tuple[Any, ...]] = ()
 _UNKNOWN: Final = "<unknown>"
 _NONE: Final = "<none>"
@@ -160,13 +160,8 @@ def _parse_time(text: str) -> tuple[float, datetime] | None:
     """RFC 3339 text -> (epoch seconds, aware datetime); ``None`` for the zero
     time or text that is not a timestamp. Cached: timestamps repeat across
     refreshes."""
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    if parsed == _GO_ZERO_TIME:
+    parsed = parse_datetime(text, naive_utc=True)
+    if parsed is None or parsed == _GO_ZERO_TIME:
         return None
     return parsed.timestamp(), parsed
 
@@ -202,10 +197,6 @@ def _rfc3339_utc(value: Any) -> str:
 
 
 # -------------------------------------------------------------- small helpers
-
-
-def _m(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else _EMPTY
 
 
 def _seq(value: Any) -> Sequence[Any]:

@@ -33,6 +33,7 @@ from .names import (
     regex_error,
     validate_object_meta_name,
 )
+from .timefmt import parse_datetime
 
 IS_NEGATIVE_MSG = "must be greater than or equal to 0"
 IMMUTABLE_MSG = "field is immutable"
@@ -137,12 +138,9 @@ def go_time(value: Any) -> GoValue:
     absent (a nil ``*metav1.Time``)."""
     if not isinstance(value, str) or not value:
         return GoValue("null")
-    try:
-        parsed = _dt.datetime.fromisoformat(value.replace("z", "Z").replace("Z", "+00:00"))
-    except ValueError:
+    parsed = parse_datetime(value, naive_utc=True)
+    if parsed is None:
         return GoValue(value)
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=_dt.UTC)
     parsed = parsed.astimezone(_dt.UTC)
     frac = f".{parsed.microsecond:06d}".rstrip("0") if parsed.microsecond else ""
     return GoValue(parsed.strftime("%Y-%m-%d %H:%M:%S") + frac + " +0000 UTC")

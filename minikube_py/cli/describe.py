@@ -71,20 +71,23 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+from minikube_py.api.access import mapping as _m
+from minikube_py.api.access import mappings as _maps
 from minikube_py.api.errors import BadRequest
 from minikube_py.api.kinds import resolve
 from minikube_py.api.labels import Selector, SelectorError, selector_from_label_selector
+from minikube_py.api.podrequests import combine_containers
 from minikube_py.api.printers import human_duration
 from minikube_py.api.qos import qos_class
 from minikube_py.api.quantity import Quantity, QuantityError
+from minikube_py.api.timefmt import parse_datetime
 
 __all__ = ["describe", "human_duration", "tabwrite"]
 
@@ -221,16 +224,8 @@ class _Ctx:
     tz: tzinfo | None
 
 
-def _m(value: Any) -> Obj:
-    return value if isinstance(value, Mapping) else {}
-
-
 def _l(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else []
-
-
-def _maps(value: Any) -> list[Obj]:
-    return [v for v in _l(value) if isinstance(v, Mapping)]
 
 
 def _s(value: Any) -> str:
@@ -291,30 +286,8 @@ def _resource_list(value: Any) -> dict[str, Quantity]:
     return out
 
 
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:?\d{2})?$")
-
-
 def _parse_time(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if not isinstance(value, str):
-        return None
-    match = _RFC3339.match(value.strip())
-    if match is None:
-        return None
-    year, month, day, hour, minute, second, frac, zone = match.groups()
-    micro = int((frac or "0")[:6].ljust(6, "0"))
-    tzone: tzinfo = UTC
-    if zone and zone not in ("Z", "z"):
-        sign = -1 if zone[0] == "-" else 1
-        digits = zone[1:].replace(":", "")
-        tzone = timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
-    try:
-        return datetime(int(year), int(month), int(day), int(hour), int(minute),
-                        int(second), micro, tzinfo=tzone)
-    except ValueError:
-        return None
+    return parse_datetime(value, naive_utc=True)
 
 
 def _rfc1123z(value: Any, ctx: _Ctx) -> str:
@@ -1055,13 +1028,7 @@ def _describe_pod(pod: Obj, events: list[Obj] | None, ctx: _Ctx) -> str:
 
 def _add_resources(acc: dict[str, Quantity], items: Mapping[str, Quantity]) -> None:
     for name, q in items.items():
-        acc[name] = acc[name] + q if name in acc else q
-
-
-def _max_resources(acc: dict[str, Quantity], items: Mapping[str, Quantity]) -> None:
-    for name, q in items.items():
-        if name not in acc or q > acc[name]:
-            acc[name] = q
+        acc[name] = acc[name] + q if name in acc else q  # Quantity keeps its format
 
 
 def _pod_resources(pod: Obj, field: str) -> dict[str, Quantity]:
@@ -1076,22 +1043,8 @@ def _pod_resources(pod: Obj, field: str) -> dict[str, Quantity]:
         limits = dict(pod_level)
         _add_resources(limits, overhead)
         return limits
-    total: dict[str, Quantity] = {}
-    for container in _maps(spec.get("containers")):
-        _add_resources(total, _resource_list(_m(container.get("resources")).get(field)))
-    sidecars: dict[str, Quantity] = {}
-    init_peak: dict[str, Quantity] = {}
-    for container in _maps(spec.get("initContainers")):
-        own = _resource_list(_m(container.get("resources")).get(field))
-        if container.get("restartPolicy") == "Always":
-            _add_resources(total, own)
-            _add_resources(sidecars, own)
-            need = dict(sidecars)
-        else:
-            need = dict(own)
-            _add_resources(need, sidecars)
-        _max_resources(init_peak, need)
-    _max_resources(total, init_peak)
+    total = combine_containers(
+        spec, lambda c: _resource_list(_m(c.get("resources")).get(field)))
     if field == "requests":
         total.update(pod_level)
         _add_resources(total, overhead)

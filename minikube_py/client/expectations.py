@@ -90,12 +90,13 @@ class ControllerExpectations:
 
     # ------------------------------------------------------------------ observing
 
-    def creation_observed(self, key: str) -> None:
-        """One expected creation was seen (or will never happen: it failed)."""
+    def creation_observed(self, key: str, n: int = 1) -> None:
+        """``n`` expected creations were seen (or will never happen: they
+        failed, or were never attempted: client-go's ``LowerExpectations``)."""
         with self._lock:
             exp = self._by_key.get(key)
             if exp is not None:
-                exp.adds -= 1
+                exp.adds -= n
 
     def deletion_observed(self, key: str, uid: str) -> None:
         """The object ``uid`` was seen deleted (or its deletion failed); only

@@ -21,23 +21,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..api.access import key_of as key_of  # where every loop imports it from
 from ..api.errors import Expired, StatusError
 from .base import Client, Object
 
 log = logging.getLogger(__name__)
 
 Key = str
-
-
-def key_of(obj: Mapping[str, Any]) -> Key:
-    """``namespace/name``, or ``name`` for cluster-scoped objects."""
-    meta = obj.get("metadata") or {}
-    ns = meta.get("namespace")
-    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..api.access import labels_of as _labels
+from ..api.access import namespace_of as _namespace
 from ..api.errors import AlreadyExists, Conflict, Forbidden, NotFound, StatusError
 from ..api.labels import Selector, selector_from_label_selector
 from ..client.base import Client
@@ -127,13 +129,8 @@ def _selector(d: Mapping[str, Any]) -> Selector:
     return selector_from_label_selector(sel if isinstance(sel, Mapping) else None)
 
 
-def _labels(obj: Mapping[str, Any]) -> dict[str, str]:
-    labels = meta(obj).get("labels")
-    return labels if isinstance(labels, dict) else {}
 
 
-def _namespace(obj: Mapping[str, Any]) -> str:
-    return str(meta(obj).get("namespace") or "")
 
 
 class DeploymentController(Controller):

@@ -40,6 +40,7 @@ import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..api import access
 from ..api.timefmt import parse_time
 
 Obj = dict[str, Any]
@@ -90,32 +91,14 @@ MINIMUM_REPLICAS_UNAVAILABLE = "MinimumReplicasUnavailable"
 # ----------------------------------------------------------------- accessors
 
 
-def _m(value: Any) -> Obj:
-    return value if isinstance(value, dict) else {}
-
-
-def meta(obj: Mapping[str, Any]) -> Obj:
-    return _m(obj.get("metadata"))
-
-
-def spec(obj: Mapping[str, Any]) -> Obj:
-    return _m(obj.get("spec"))
-
-
-def status(obj: Mapping[str, Any]) -> Obj:
-    return _m(obj.get("status"))
-
-
-def name_of(obj: Mapping[str, Any]) -> str:
-    return str(meta(obj).get("name", ""))
-
-
-def uid_of(obj: Mapping[str, Any]) -> str:
-    return str(meta(obj).get("uid", ""))
-
-
-def annotations_of(obj: Mapping[str, Any]) -> dict[str, str]:
-    return _m(meta(obj).get("annotations"))
+# meta, spec, status, name_of, uid_of and annotations_of are the shared
+# accessors (minikube_py.api.access), under the names this package uses.
+meta = access.meta
+spec = access.spec_of
+status = access.status_of
+name_of = access.name_of
+uid_of = access.uid_of
+annotations_of = access.annotations_of
 
 
 def int_value(value: Any, default: int = 0) -> int:
@@ -136,7 +119,7 @@ def status_int(obj: Mapping[str, Any] | None, field: str) -> int:
 
 
 def strategy_type(d: Mapping[str, Any]) -> str:
-    return str(_m(spec(d).get("strategy")).get("type") or ROLLING_UPDATE)
+    return str(access.mapping(spec(d).get("strategy")).get("type") or ROLLING_UPDATE)
 
 
 def is_rolling_update(d: Mapping[str, Any]) -> bool:
@@ -205,7 +188,7 @@ def resolve_fenceposts(max_surge: int | str | None, max_unavailable: int | str |
 
 
 def rolling_params(d: Mapping[str, Any]) -> tuple[Any, Any]:
-    rolling = _m(_m(spec(d).get("strategy")).get("rollingUpdate"))
+    rolling = access.mapping(access.mapping(spec(d).get("strategy")).get("rollingUpdate"))
     return rolling.get("maxSurge"), rolling.get("maxUnavailable")
 
 
@@ -299,8 +282,9 @@ def compute_hash(template: Mapping[str, Any], collision_count: int | None) -> st
 
 def template_without_hash(template: Mapping[str, Any]) -> Obj:
     out = copy.deepcopy(dict(template))
-    labels = _m(_m(out.get("metadata")).get("labels"))
-    labels.pop(POD_TEMPLATE_HASH_LABEL, None)
+    labels = access.mapping(out.get("metadata")).get("labels")
+    if isinstance(labels, dict):
+        labels.pop(POD_TEMPLATE_HASH_LABEL, None)
     return out
 
 
@@ -390,9 +374,9 @@ def by_revision(rss: Iterable[Obj]) -> list[Obj]:
 def find_new_replica_set(d: Mapping[str, Any], rs_list: Iterable[Obj]) -> Obj | None:
     """``FindNewReplicaSet``: the oldest ReplicaSet whose template is the
     deployment's (ignoring ``pod-template-hash``)."""
-    template = _m(spec(d).get("template"))
+    template = access.mapping(spec(d).get("template"))
     for rs in by_creation(rs_list):
-        if equal_ignore_hash(_m(spec(rs).get("template")), template):
+        if equal_ignore_hash(access.mapping(spec(rs).get("template")), template):
             return rs
     return None
 

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api import kinds
+from ..api.access import meta as _meta
 from ..api.errors import Conflict, Invalid, NotFound, StatusError
 from ..client.base import Client, Object
 from ..client.events import EventRecorder
@@ -75,9 +76,6 @@ def default_resources() -> tuple[str, ...]:
     return tuple(k.plural for k in kinds.KINDS if k.plural != "events")
 
 
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
 
 
 def _finalizers(obj: Mapping[str, Any]) -> tuple[str, ...]:

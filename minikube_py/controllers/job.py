@@ -71,12 +71,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from ..api.access import mapping as _m
 from ..api.errors import Conflict, NotFound, StatusError
 from ..api.labels import SelectorError, selector_from_label_selector
 from ..api.timefmt import format_time as _rfc3339
 from ..api.timefmt import parse_time as _parse_time
 from ..client.base import Client, Object
 from ..client.events import EVENT_NORMAL, EVENT_WARNING, EventRecorder
+from ..client.expectations import ControllerExpectations
 from ..client.informer import Handlers, key_of
 from ..client.shared import SharedInformers
 from .base import Controller
@@ -97,8 +99,6 @@ COMPLETION_INDEX_ANNOTATION: Final = "batch.kubernetes.io/job-completion-index"
 #: still say "capped at six minutes"; the controller's constant is 10 minutes.
 DEFAULT_POD_FAILURE_BACKOFF: Final = 10.0
 MAX_POD_FAILURE_BACKOFF: Final = 600.0
-#: client-go's ``ExpectationsTimeout``: a lost watch event cannot stall a job longer.
-EXPECTATIONS_TIMEOUT: Final = 300.0
 #: Pods created or deleted in one sync at most (``MaxPodCreateDeletePerSync``).
 MAX_POD_CHANGES_PER_SYNC: Final = 500
 #: ``MaxUncountedPods``: bounds ``status.uncountedTerminatedPods``.
@@ -116,8 +116,6 @@ _API_VERSION: Final = "batch/v1"
 # ------------------------------------------------------------------ helpers
 
 
-def _m(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def _int(value: Any, default: int = 0) -> int:
@@ -318,15 +316,6 @@ def _ensure_condition(status: dict[str, Any], kind: str, value: str, reason: str
 
 
 @dataclass(slots=True)
-class _Expectations:
-    """What this controller did that the pod informer has not shown yet."""
-
-    creates: int = 0
-    deletes: set[str] = field(default_factory=set)
-    since: float = 0.0
-
-
-@dataclass(slots=True)
 class _Backoff:
     """``backoffRecord``: failures since the last success, and when the last was."""
 
@@ -376,7 +365,9 @@ class JobController(Controller):
         self.pod_failure_backoff = pod_failure_backoff
         self.max_pod_failure_backoff = max_pod_failure_backoff
         self._lock = threading.Lock()
-        self._expectations: dict[str, _Expectations] = {}
+        # What this controller did that the pod informer has not shown yet (the
+        # job controller's clock, so tests move both together).
+        self.expectations = ControllerExpectations(clock=self.clock)
         self._finalizers: dict[str, set[str]] = {}  # job key -> pod uids awaiting removal
         self._backoff: dict[str, _Backoff] = {}
         # job key -> resourceVersions our status writes replaced (stale views)
@@ -452,10 +443,7 @@ class JobController(Controller):
                 self._orphan(pod)
                 return
             key = key_of(job)
-            with self._lock:
-                exp = self._expectations.get(key)
-                if exp is not None and exp.creates > 0:
-                    exp.creates -= 1
+            self.expectations.creation_observed(key)
             self.enqueue(key)
             return
         self._orphan(pod)
@@ -502,10 +490,8 @@ class JobController(Controller):
                 return
         key = key_of(job)
         uid = _uid(pod)
+        self.expectations.deletion_observed(key, uid)
         with self._lock:
-            exp = self._expectations.get(key)
-            if exp is not None:
-                exp.deletes.discard(uid)
             if final or not _has_finalizer(pod):
                 self._finalizers.get(key, set()).discard(uid)
         self.enqueue(key)
@@ -517,31 +503,6 @@ class JobController(Controller):
 
     # ------------------------------------------------------------------ expectations
 
-    def _satisfied(self, key: str) -> bool:
-        with self._lock:
-            exp = self._expectations.get(key)
-            if exp is None:
-                return True
-            if exp.creates <= 0 and not exp.deletes:
-                return True
-            return self.clock() - exp.since > EXPECTATIONS_TIMEOUT
-
-    def _expect(self, key: str, *, creates: int = 0, deletes: Iterable[str] = ()) -> None:
-        with self._lock:
-            self._expectations[key] = _Expectations(creates, set(deletes), self.clock())
-
-    def _lower_creates(self, key: str, n: int = 1) -> None:
-        with self._lock:
-            exp = self._expectations.get(key)
-            if exp is not None:
-                exp.creates -= n
-
-    def _forget_delete(self, key: str, uid: str) -> None:
-        with self._lock:
-            exp = self._expectations.get(key)
-            if exp is not None:
-                exp.deletes.discard(uid)
-
     # ------------------------------------------------------------------ reconcile
 
     def reconcile(self, key: str) -> float | None:
@@ -550,8 +511,8 @@ class JobController(Controller):
             return None
         shared = self.jobs.get(key)
         if shared is None:
+            self.expectations.delete_expectations(key)
             with self._lock:
-                self._expectations.pop(key, None)
                 self._finalizers.pop(key, None)
                 self._backoff.pop(key, None)
                 self._superseded.pop(key, None)
@@ -577,7 +538,7 @@ class JobController(Controller):
         spec = job.setdefault("spec", {})
         status = job.setdefault("status", {})
         uncounted = _m(status.get("uncountedTerminatedPods"))
-        satisfied = self._satisfied(key)
+        satisfied = self.expectations.satisfied(key)
         pods = self._pods_for_job(job)
         active = [p for p in pods if _is_active(p)]
         with self._lock:
@@ -941,7 +902,7 @@ class JobController(Controller):
     def _create_pods(self, key: str, job: Object, indexes: list[int | None],
                      errors: list[StatusError]) -> int:
         """Create pods in slow-start batches (1, 2, 4, ...); stop after a failing batch."""
-        self._expect(key, creates=len(indexes))
+        self.expectations.expect_creations(key, len(indexes))
         created = 0
         batch = 1
         pending = list(indexes)
@@ -951,7 +912,7 @@ class JobController(Controller):
                 try:
                     pod = self.client.create(self._pod_from_template(job, index))
                 except StatusError as exc:
-                    self._lower_creates(key)
+                    self.expectations.creation_observed(key)
                     failed = True
                     if "is being terminated" in str(exc):
                         continue  # the namespace is going: nothing to report
@@ -963,7 +924,7 @@ class JobController(Controller):
                                f"Created pod: {pod['metadata']['name']}")
             pending = pending[batch:]
             if failed and pending:
-                self._lower_creates(key, len(pending))  # never attempted
+                self.expectations.creation_observed(key, len(pending))  # never attempted
                 break
             batch *= 2
         return created
@@ -984,14 +945,14 @@ class JobController(Controller):
     def _delete_job_pods(self, key: str, job: Object, pods: list[Object],
                          errors: list[StatusError]) -> tuple[int, int]:
         """``deleteJobPods``: finalizer off first, so the pod is not counted at all."""
-        self._expect(key, deletes=[_uid(p) for p in pods])
+        self.expectations.expect_deletions(key, [_uid(p) for p in pods])
         removed = removed_ready = 0
         for pod in pods:
             if self._remove_finalizer(pod, errors) and self._delete_pod(job, pod, errors):
                 removed += 1
                 removed_ready += _pod_ready(pod)
             else:
-                self._forget_delete(key, _uid(pod))
+                self.expectations.deletion_observed(key, _uid(pod))
         return removed_ready, removed
 
     def _delete_active_pods(self, job: Object, pods: list[Object],

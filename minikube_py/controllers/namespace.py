@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..api import kinds
+from ..api.access import meta as _meta
 from ..api.errors import Conflict, NotFound, StatusError
 from ..api.timefmt import format_time as _now
 from ..client.base import Client, Object
@@ -66,9 +67,6 @@ _CONDITION_TYPES = (
 )
 
 
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
 
 
 def deletion_conditions(*, errors: Sequence[Exception], remaining: Mapping[str, int],

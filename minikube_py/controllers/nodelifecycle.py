@@ -63,6 +63,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..api.access import mapping as _m
 from ..api.errors import NotFound
 from ..api.timefmt import format_time as _rfc3339
 from ..api.timefmt import parse_time as _parse_time
@@ -104,8 +105,6 @@ _FOREVER: Final = -1.0
 # ------------------------------------------------------------------ helpers
 
 
-def _m(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def _node_condition(node: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:

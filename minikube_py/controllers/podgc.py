@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..api.access import meta as _meta
 from ..api.errors import Conflict, NotFound
 from ..api.timefmt import format_time as _format_time
 from ..client.base import Client, Object
@@ -56,9 +57,6 @@ FIELD_MANAGER = "PodGC"
 TERMINATED = "terminated"
 
 
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
 
 
 def _phase(pod: Mapping[str, Any]) -> str:

@@ -58,6 +58,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..api.access import labels_of as _labels
+from ..api.access import meta as _meta
 from ..api.errors import Conflict, Invalid, NotFound, StatusError
 from ..api.labels import Selector, SelectorError, selector_from_label_selector
 from ..api.timefmt import format_time, parse_time
@@ -99,14 +101,8 @@ _TERMINATING_NAMESPACE = "because it is being terminated"
 # --------------------------------------------------------------- pod helpers
 
 
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
 
 
-def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
-    labels = _meta(obj).get("labels")
-    return labels if isinstance(labels, Mapping) else {}
 
 
 def controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:

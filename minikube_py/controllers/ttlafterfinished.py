@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..api.access import mapping as _m
 from ..api.errors import NotFound
 from ..api.timefmt import parse_time as _parse_time
 from ..client.base import Client
@@ -45,8 +46,6 @@ __all__ = ["TTLAfterFinishedController", "expire_at", "finished_at"]
 log = logging.getLogger(__name__)
 
 
-def _m(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def _ttl(job: Mapping[str, Any]) -> int | None:

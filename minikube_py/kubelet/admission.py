@@ -20,9 +20,8 @@ stale, a pod may be bound by hand (``spec.nodeName``), or two schedulers race.
      protocol, where either side binds every address (``0.0.0.0`` or empty)
      or both bind the same one.
 
-* Requests are Kubernetes' effective pod requests: app containers summed,
-  each init container on its own (plus the restartable init containers
-  before it), sidecars added to the app sum, plus ``spec.overhead``.
+* Requests are Kubernetes' effective pod requests, computed where the
+  scheduler computes them (:mod:`minikube_py.api.podrequests`).
 * ``adopted=True`` (the runtime already runs the pod: a kubelet restart)
   admits without checking, so a running pod is never rejected afterwards.
 * :meth:`~Admitter.release` gives a pod's share back (terminal, or its
@@ -38,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..api.quantity import Quantity, QuantityError
+from ..api import podrequests
 from ..nodes import NodeSpec
 
 __all__ = ["Admitter", "Rejection", "pod_host_ports", "pod_requests"]
@@ -63,59 +62,11 @@ class _Usage:
     ports: frozenset[tuple[str, str, int]]
 
 
-def _nanos(resources: Any, kind: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    values = (resources or {}).get(kind) if isinstance(resources, Mapping) else None
-    if not isinstance(values, Mapping):
-        return out
-    for name in ("cpu", "memory"):
-        if name in values:
-            try:
-                out[name] = Quantity.parse(values[name]).nanos
-            except (QuantityError, TypeError):
-                continue
-    return out
-
-
-def _add(into: dict[str, int], other: Mapping[str, int]) -> None:
-    for k, v in other.items():
-        into[k] = into.get(k, 0) + v
-
-
-def _max(into: dict[str, int], other: Mapping[str, int]) -> None:
-    for k, v in other.items():
-        into[k] = max(into.get(k, 0), v)
-
-
-def _round_up(nanos: int, unit: int) -> int:
-    q, r = divmod(nanos, unit)
-    return q + (1 if r else 0)
-
-
 def pod_requests(pod: Mapping[str, Any]) -> tuple[int, int]:
-    """``(cpu millicores, memory bytes)`` the pod requests (see the module contract)."""
-    spec = pod.get("spec") or {}
-    total: dict[str, int] = {}
-    for c in spec.get("containers") or []:
-        _add(total, _nanos(c.get("resources"), "requests"))
-    sidecars: dict[str, int] = {}
-    peak: dict[str, int] = {}
-    for c in spec.get("initContainers") or []:
-        own = _nanos(c.get("resources"), "requests")
-        if c.get("restartPolicy") == "Always":
-            _add(total, own)
-            _add(sidecars, own)
-            use = dict(sidecars)
-        else:
-            use = dict(own)
-            _add(use, sidecars)
-        _max(peak, use)
-    _max(total, peak)
-    overhead = spec.get("overhead")
-    if isinstance(overhead, Mapping):
-        _add(total, _nanos({"requests": overhead}, "requests"))
-    return (_round_up(total.get("cpu", 0), _MILLI_NANOS),
-            _round_up(total.get("memory", 0), _NANO))
+    """``(cpu millicores, memory bytes)`` the pod requests: Kubernetes' effective
+    pod requests (:func:`~minikube_py.api.podrequests.pod_requests`)."""
+    requests = podrequests.pod_requests(pod)
+    return requests.get(podrequests.CPU, 0), requests.get(podrequests.MEMORY, 0)
 
 
 def pod_host_ports(pod: Mapping[str, Any]) -> frozenset[tuple[str, str, int]]:

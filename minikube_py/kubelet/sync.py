@@ -57,12 +57,12 @@ import logging
 import shutil
 import threading
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ..api.errors import Conflict, NotFound
 from ..api.qos import qos_class
+from ..api.timefmt import parse_time
 from ..client.base import Client, Object
 from ..client.events import EVENT_NORMAL, EVENT_WARNING, EventRecorder
 from ..runtime.base import (
@@ -100,10 +100,6 @@ log = logging.getLogger(__name__)
 
 #: ``terminationGracePeriodSeconds`` when a pod does not say.
 DEFAULT_GRACE_SECONDS = 30.0
-
-
-def _parse_time(text: str) -> float:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
 
 
 def _latest(instances: Mapping[str, list[ContainerStatus]], name: str) -> ContainerStatus | None:
@@ -335,11 +331,9 @@ class PodSyncer:
         meta = pod["metadata"]
         now = self.clock()
         grace = float(meta.get("deletionGracePeriodSeconds") or 0)
-        try:
-            # The timestamp has whole seconds (rounded down): allow that second.
-            left = _parse_time(str(meta["deletionTimestamp"])) + 1.0 - now
-        except (KeyError, ValueError):
-            left = grace
+        deleted_at = parse_time(meta.get("deletionTimestamp"))
+        # The timestamp has whole seconds (rounded down): allow that second.
+        left = grace if deleted_at is None else deleted_at + 1.0 - now
         return now + min(grace, max(0.0, left))
 
     def _begin_termination(self, key: str, pod: Object) -> float | None:

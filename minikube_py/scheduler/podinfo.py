@@ -25,12 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Final
 
 from minikube_py.api.labels import Selector, SelectorError, selector_from_label_selector
 
-from .requests import is_sidecar, pod_nonzero_requests, pod_requests
+from ..api.access import items as _list
+from ..api.access import mapping as _map
+from ..api.podrequests import is_sidecar, pod_nonzero_requests, pod_requests
+from ..api.timefmt import parse_datetime
 
 __all__ = [
     "AffinityTerm",
@@ -137,21 +139,14 @@ def normalized_image_name(name: str) -> str:
 
 def parse_time_ns(value: object) -> int | None:
     """An RFC 3339 timestamp as integer nanoseconds since the epoch, or None."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+    dt = parse_datetime(value)
+    if dt is None:
         return None
     return int(dt.timestamp()) * 10**9 + dt.microsecond * 1000
 
 
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
-def _map(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def _str_map(value: object) -> dict[str, str]:

@@ -56,8 +56,8 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from .podinfo import HostPort, PodInfo, Taint
-from .requests import (
+from ..api.access import mapping as _map
+from ..api.podrequests import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,
@@ -65,6 +65,7 @@ from .requests import (
     is_scalar_resource_name,
     resource_list_values,
 )
+from .podinfo import HostPort, PodInfo, Taint
 
 __all__ = ["COL_CPU", "COL_EPHEMERAL", "COL_MEMORY", "COL_PODS", "PodRecord", "Snapshot"]
 
@@ -87,8 +88,6 @@ _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 
 
-def _map(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def zone_key(labels: Mapping[str, str]) -> str:

@@ -12,16 +12,15 @@ import asyncio
 import contextlib
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import load
 from minikube_py.controlplane import ControlPlane, Options
+from tests.waiting import until
 from tui.app import DashboardApp
 from tui.screens import ApplyDialog, LogsScreen, ManifestTree
 from tui.views.pods import PodsView
@@ -30,6 +29,8 @@ from tui.views.pods import PodsView
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Seconds to wait for what real containers do: images pulled, pods started.
+SLOW = 180.0
 
 
 @pytest.fixture
@@ -68,18 +69,6 @@ def plane(tmp_path: Path) -> Iterator[ControlPlane]:
         assert not left, f"Podman pods left behind by cluster {cluster}: {left}"
 
 
-async def until(pilot: Pilot[Any], predicate: Callable[[], Any], what: str,
-                timeout: float = 180) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.1)
-
-
 def test_apply_manifests_see_them_run_and_read_logs(plane: ControlPlane,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
@@ -115,21 +104,24 @@ def test_apply_manifests_see_them_run_and_read_logs(plane: ControlPlane,
             tree.cursor_line = line
             await pilot.press("a")  # apply the highlighted directory
             await until(pilot, lambda: any("deployment.apps/web" in m for _, m in app.notices),
-                        "the apply result")
+                        "the apply result", timeout=SLOW)
             assert not any(sev == "error" for sev, _ in app.notices), app.notices
-            await until(pilot, lambda: status(view, "hello") == "Running", "hello Running")
+            await until(pilot, lambda: status(view, "hello") == "Running", "hello Running",
+                        timeout=SLOW)
             await until(pilot, lambda: sum(1 for r in view.table.plain_rows()
                                            if r[1].startswith("web-") and r[3] == "Running"
-                                           and r[2] == "1/1") == 3, "3 web pods ready")
+                                           and r[2] == "1/1") == 3, "3 web pods ready",
+                        timeout=SLOW)
             await until(pilot, lambda: status(view, "countdown") in ("Running", "Completed"),
-                        "batch/countdown")
+                        "batch/countdown", timeout=SLOW)
             # l: the logs of hello, from its real container.
             view.table.select_key("default/hello")
             await pilot.press("l")
             logs = app.screen
             assert isinstance(logs, LogsScreen)
             await until(pilot, lambda: any("hello from minikube-py" in line
-                                           for line in logs.lines), "hello's log line")
+                                           for line in logs.lines), "hello's log line",
+                        timeout=SLOW)
             await pilot.press("escape")
 
     asyncio.run(main())

@@ -13,16 +13,9 @@ from minikube_py.client.events import AGGREGATION_WINDOW, EventRecorder
 from minikube_py.client.local import LocalClient
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
+from tests.clock import FakeClock
 
 NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
-
-
-class FakeClock:
-    def __init__(self, now: float = NOW) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -45,7 +38,7 @@ def events(client: LocalClient, namespace: str = "default") -> list[dict[str, An
 
 
 def test_record_creates_a_kubernetes_shaped_event(client, pod):
-    clock = FakeClock()
+    clock = FakeClock(NOW)
     rec = EventRecorder(client, component="kubelet", host="node-1", clock=clock)
     rec.record(pod, "Normal", "Started", "Started container c",
                field_path="spec.containers{c}")
@@ -71,7 +64,7 @@ def test_record_creates_a_kubernetes_shaped_event(client, pod):
 
 
 def test_names_are_unique_even_within_one_clock_tick(client, pod):
-    rec = EventRecorder(client, component="kubelet", host="n", clock=FakeClock())
+    rec = EventRecorder(client, component="kubelet", host="n", clock=FakeClock(NOW))
     for i in range(5):
         rec.record(pod, "Normal", "Pulled", f"message {i}")
     names = {ev["metadata"]["name"] for ev in events(client)}
@@ -79,12 +72,12 @@ def test_names_are_unique_even_within_one_clock_tick(client, pod):
 
 
 def test_repeat_within_window_increments_count(client, pod):
-    clock = FakeClock()
+    clock = FakeClock(NOW)
     rec = EventRecorder(client, component="kubelet", host="n", clock=clock)
     rec.record(pod, "Warning", "Failed", "Error: ErrImageNeverPull")
-    clock.now += 30
+    clock.advance(30)
     rec.record(pod, "Warning", "Failed", "Error: ErrImageNeverPull")
-    clock.now += 30
+    clock.advance(30)
     rec.record(pod, "Warning", "Failed", "Error: ErrImageNeverPull")
     [ev] = events(client)
     assert ev["count"] == 3
@@ -94,7 +87,7 @@ def test_repeat_within_window_increments_count(client, pod):
 
 @pytest.mark.parametrize("change", ["type", "reason", "message", "field_path"])
 def test_different_events_are_not_aggregated(client, pod, change):
-    rec = EventRecorder(client, component="kubelet", host="n", clock=FakeClock())
+    rec = EventRecorder(client, component="kubelet", host="n", clock=FakeClock(NOW))
     base = {"type": "Normal", "reason": "Pulled", "message": "m", "field_path": "spec.x"}
     other = {**base, change: {"type": "Warning"}.get(change, "other")}
     for args in (base, other):
@@ -104,16 +97,16 @@ def test_different_events_are_not_aggregated(client, pod, change):
 
 
 def test_repeat_after_window_creates_a_new_event(client, pod):
-    clock = FakeClock()
+    clock = FakeClock(NOW)
     rec = EventRecorder(client, component="kubelet", host="n", clock=clock)
     rec.record(pod, "Normal", "Pulled", "m")
-    clock.now += AGGREGATION_WINDOW + 1
+    clock.advance(AGGREGATION_WINDOW + 1)
     rec.record(pod, "Normal", "Pulled", "m")
     assert [ev["count"] for ev in events(client)] == [1, 1]
 
 
 def test_deleted_event_is_recreated_on_repeat(client, pod):
-    rec = EventRecorder(client, component="kubelet", host="n", clock=FakeClock())
+    rec = EventRecorder(client, component="kubelet", host="n", clock=FakeClock(NOW))
     rec.record(pod, "Normal", "Pulled", "m")
     [ev] = events(client)
     client.delete("events", "default", ev["metadata"]["name"])
@@ -125,7 +118,7 @@ def test_deleted_event_is_recreated_on_repeat(client, pod):
 
 def test_cluster_scoped_objects_get_events_in_default(client):
     node = client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})
-    rec = EventRecorder(client, component="kubelet", host="node-1", clock=FakeClock())
+    rec = EventRecorder(client, component="kubelet", host="node-1", clock=FakeClock(NOW))
     rec.record(node, "Normal", "NodeReady", "Node node-1 status is now: NodeReady")
     [ev] = events(client)
     assert ev["involvedObject"]["kind"] == "Node"

@@ -18,22 +18,15 @@ from minikube_py.runtime import (
     SandboxConfig,
     SandboxNotFound,
 )
+from tests.clock import FakeClock
 from tests.waiting import blocked_in, wait_for
 
 NOW = 1_800_000_000.0
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(NOW)
 
 
 @pytest.fixture
@@ -117,7 +110,7 @@ def test_app_container_runs_until_stopped(rt, clock):
     c = state(rt, cid)
     assert (c.state, c.started_at, c.exit_code) == ("running", NOW, None)
     assert c.image_id.startswith("sha256:")
-    clock.now += 5
+    clock.advance(5)
     rt.stop_container(cid, 30)
     c = state(rt, cid)
     assert (c.state, c.exit_code, c.reason, c.finished_at) == ("exited", 143, "Error", NOW + 5)
@@ -172,7 +165,7 @@ def test_logs_have_realistic_lines(rt):
 
 def test_logs_options(rt, clock):
     cid = run(rt, sandbox(rt).id)
-    clock.now += 100
+    clock.advance(100)
     rt.stop_container(cid)
     all_lines = list(rt.container_logs(cid))
     assert list(rt.container_logs(cid, tail_lines=1)) == all_lines[-1:]
@@ -297,7 +290,7 @@ def test_stats_are_plausible_and_accumulate(rt, clock):
                                    ("FAKE_MEMORY_BYTES", str(100 * 1024**2))))
     stopped = run(rt, sb, name="gone")
     rt.stop_container(stopped)
-    clock.now += 10
+    clock.advance(10)
     stats = {s.container_id: s for s in rt.stats()}
     assert set(stats) == {a, b}  # running containers only
     assert stats[a].cpu_nanos == 25 * 10**6 * 10   # 5% of its 500m request, for 10 s
@@ -305,7 +298,7 @@ def test_stats_are_plausible_and_accumulate(rt, clock):
     assert stats[b].cpu_nanos == 250 * 10**6 * 10
     assert stats[b].memory_bytes == 100 * 1024**2
     assert stats[a].at == clock.now
-    clock.now += 10
+    clock.advance(10)
     assert {s.container_id: s for s in rt.stats()}[a].cpu_nanos == 25 * 10**6 * 20
 
 
@@ -361,7 +354,7 @@ def test_kill_container_behind_the_kubelets_back(rt, clock):
     cid = run(rt, sb.id)
     oom = run(rt, sb.id, name="hungry")
     stream = rt.events()
-    clock.now += 3
+    clock.advance(3)
     rt.kill_container(cid)
     c = state(rt, cid)
     assert (c.state, c.exit_code, c.reason, c.finished_at) == ("exited", 137, "Error", NOW + 3)
@@ -382,10 +375,11 @@ def test_kill_container_ends_a_graceful_stop_at_once(rt):
     started = time.monotonic()
     t = threading.Thread(target=rt.stop_container, args=(cid, 30))
     t.start()
-    deadline = time.monotonic() + 5
-    while b"ignoring" not in b"".join(rt.container_logs(cid)) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    rt.kill_container(cid, 1)
+    try:
+        wait_for(lambda: b"ignoring" in b"".join(rt.container_logs(cid)),
+                 "the container to ignore the SIGTERM", timeout=5, interval=0.01)
+    finally:  # ends the stop either way, so no thread is left in its 30 s grace
+        rt.kill_container(cid, 1)
     t.join(5)
     assert not t.is_alive() and time.monotonic() - started < 5
     assert (state(rt, cid).exit_code, state(rt, cid).reason) == (1, "Error")

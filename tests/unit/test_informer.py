@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from minikube_py.client.informer import Handlers, Informer, key_of
 from minikube_py.client.local import LocalClient
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
+from tests.waiting import wait_for
 
 
 def pod(name: str, **labels: str) -> dict[str, Any]:
@@ -32,7 +32,7 @@ def env(tmp_path: Path):
 class Recorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, str]] = []
-        self.cond = threading.Condition()
+        self.lock = threading.Lock()
 
     def handlers(self) -> Handlers:
         return Handlers(on_add=lambda o: self._note("add", o),
@@ -40,14 +40,13 @@ class Recorder:
                         on_delete=lambda o: self._note("delete", o))
 
     def _note(self, what: str, obj: dict[str, Any]) -> None:
-        with self.cond:
+        with self.lock:
             self.events.append((what, key_of(obj)))
-            self.cond.notify_all()
 
-    def wait_for(self, n: int, timeout: float = 5) -> list[tuple[str, str]]:
-        with self.cond:
-            assert self.cond.wait_for(lambda: len(self.events) >= n, timeout), self.events
-            return list(self.events)
+    def at_least(self, n: int) -> list[tuple[str, str]] | None:
+        """The calls so far, once there are ``n`` of them (a ``wait_for`` condition)."""
+        with self.lock:
+            return list(self.events) if len(self.events) >= n else None
 
 
 def test_lists_then_follows_changes(env):
@@ -62,8 +61,9 @@ def test_lists_then_follows_changes(env):
         registry.create(pod("b"))
         registry.patch("pods", "default", "a", "merge", {"metadata": {"labels": {"x": "1"}}})
         registry.delete("pods", "default", "b")
-        assert rec.wait_for(4) == [("add", "default/a"), ("add", "default/b"),
-                                   ("update", "default/a"), ("delete", "default/b")]
+        assert wait_for(lambda: rec.at_least(4), "4 handler calls", timeout=5) == [
+            ("add", "default/a"), ("add", "default/b"),
+            ("update", "default/a"), ("delete", "default/b")]
         assert [key_of(o) for o in inf.list()] == ["default/a"]
         assert inf.get("default/a")["metadata"]["labels"] == {"x": "1"}
     finally:
@@ -106,9 +106,7 @@ def test_relist_after_expiry_reports_what_was_missed(env, monkeypatch):
         for i in range(8):
             registry.create(pod(f"new{i}"))
         gate.set()
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and inf.get("default/new7") is None:
-            time.sleep(0.02)
+        wait_for(lambda: inf.get("default/new7"), "new7 in the cache", timeout=5)
         keys = sorted(key_of(o) for o in inf.list())
         assert keys == sorted(["default/keep"] + [f"default/new{i}" for i in range(8)])
         assert ("delete", "default/gone") in rec.events
@@ -131,7 +129,8 @@ def test_a_failing_handler_does_not_stop_the_informer(env):
         assert inf.wait_synced(5)
         registry.create(pod("a"))
         registry.create(pod("b"))
-        assert rec.wait_for(2) == [("add", "default/a"), ("add", "default/b")]
+        assert wait_for(lambda: rec.at_least(2), "2 handler calls", timeout=5) == [
+            ("add", "default/a"), ("add", "default/b")]
     finally:
         inf.stop()
 
@@ -144,7 +143,7 @@ def test_resync_redelivers_cached_objects(env):
     inf.add_handlers(rec.handlers())
     inf.start()
     try:
-        events = rec.wait_for(3, timeout=5)
+        events = wait_for(lambda: rec.at_least(3), "3 handler calls", timeout=5)
         assert events[0] == ("add", "default/a")
         assert events[1:3] == [("update", "default/a"), ("update", "default/a")]
     finally:

@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from minikube_py.api.errors import BadRequest, NotFound
+from minikube_py.api.errors import BadRequest
 from minikube_py.client.local import LocalClient
 from minikube_py.kubelet import Kubelet
 from minikube_py.nodes import HostInfo, HostReadings, NodeSpec
 from minikube_py.runtime import LABEL_CONTAINER_NAME, FakeRuntime
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
+from tests.clock import FakeClock
+from tests.waiting import wait_for
 
 GI = 1024**3
 HOST = HostInfo(cpu_millis=8000, memory_bytes=16 * GI, pods_max=500, hostname="host",
@@ -29,30 +31,6 @@ HOST = HostInfo(cpu_millis=8000, memory_bytes=16 * GI, pods_max=500, hostname="h
 READINGS = HostReadings(memory_available=8 * GI, disk_available_ratio=0.5,
                         pids_available=100_000)
 TIMEOUT = 10.0
-
-
-class Clock:
-    """Real time plus an offset a test can move forward."""
-
-    def __init__(self) -> None:
-        self.offset = 0.0
-
-    def __call__(self) -> float:
-        return time.time() + self.offset
-
-
-def wait_for(what: str, check: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = check()
-        except NotFound:
-            last = None
-        if last:
-            return last
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
 
 
 @pytest.fixture
@@ -70,8 +48,8 @@ def runtime() -> FakeRuntime:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock.real_time()
 
 
 @pytest.fixture
@@ -114,9 +92,9 @@ def create_pod(client: LocalClient, name: str, *, node: str | None = "node-1",
 
 
 def pod_in_phase(client: LocalClient, name: str, phase: str) -> dict[str, Any]:
-    return wait_for(f"pod {name} {phase}", lambda: (
+    return wait_for(lambda: (
         p if (p := client.get("pods", "default", name)).get("status", {}).get("phase") == phase
-        else None))
+        else None), f"pod {name} {phase}")
 
 
 def events_for(client: LocalClient, name: str) -> list[dict[str, Any]]:
@@ -156,15 +134,14 @@ def test_heartbeat_updates_last_heartbeat_time_and_images(client, kubelet, clock
         return next(c for c in node["status"]["conditions"] if c["type"] == "Ready")
 
     first = ready()
-    clock.offset = 3600.0  # an hour later, so second-precision timestamps must move
-    later = wait_for("a newer heartbeat",
-                     lambda: (c := ready())["lastHeartbeatTime"] > first["lastHeartbeatTime"]
-                     and c)
+    clock.advance(3600.0)  # an hour later, so second-precision timestamps must move
+    later = wait_for(lambda: (c := ready())["lastHeartbeatTime"] > first["lastHeartbeatTime"]
+                     and c, "a newer heartbeat")
     assert later["lastTransitionTime"] == first["lastTransitionTime"]  # status unchanged
     create_pod(client, "web")
-    wait_for("images in node status", lambda: [
+    wait_for(lambda: [
         i for i in client.get("nodes", None, "node-1")["status"].get("images", [])
-        if "nginx:1.27" in i["names"]])
+        if "nginx:1.27" in i["names"]], "images in node status")
 
 
 def test_reregistration_keeps_spec_and_merges_labels(client, make_kubelet, runtime):
@@ -256,8 +233,8 @@ def test_exit_code_with_restart_never(client, kubelet, runtime, code, phase, rea
     assert cs["state"]["terminated"]["exitCode"] == int(code)
     assert cs["ready"] is False
     # A finished pod's sandbox is stopped, its containers kept for logs.
-    wait_for("sandbox stopped", lambda: all(s.state == "notready"
-                                            for s in runtime.list_sandboxes()))
+    wait_for(lambda: all(s.state == "notready" for s in runtime.list_sandboxes()),
+             "sandbox stopped")
     assert len(runtime.list_containers()) == 1
 
 
@@ -272,7 +249,7 @@ def test_restart_policy_always_restarts_and_counts(client, make_kubelet):
         statuses = pod.get("status", {}).get("containerStatuses") or [{}]
         return statuses[0] if statuses[0].get("restartCount", 0) >= 2 else None
 
-    cs = wait_for("two restarts", restarted)
+    cs = wait_for(restarted, "two restarts")
     assert cs["lastState"]["terminated"]["exitCode"] == 1
     assert client.get("pods", "default", "crashy")["status"]["phase"] == "Running"
     assert "BackOff" in reasons(client, "crashy")
@@ -291,20 +268,20 @@ def test_image_pull_policy_never_with_missing_image(client, kubelet):
                 return cs
         return None
 
-    cs = wait_for("ErrImageNeverPull", waiting)
+    cs = wait_for(waiting, "ErrImageNeverPull")
     assert cs["state"]["waiting"]["message"] == (
         'Container image "local/app:dev" is not present with pull policy of Never')
     assert client.get("pods", "default", "never")["status"]["phase"] == "Pending"
-    wait_for("ErrImageNeverPull event", lambda: "ErrImageNeverPull" in reasons(client, "never"))
+    wait_for(lambda: "ErrImageNeverPull" in reasons(client, "never"), "ErrImageNeverPull event")
 
 
 def test_failed_pull_is_err_image_pull(client, kubelet):
     create_pod(client, "ghost", containers=[{"name": "app", "image": "ghost:1"}])
     # ErrImagePull, then ImagePullBackOff until the pull back-off has passed.
-    wait_for("ErrImagePull", lambda: (
+    wait_for(lambda: (
         client.get("pods", "default", "ghost").get("status", {}).get("containerStatuses")
         or [{}])[0].get("state", {}).get("waiting", {}).get("reason") in (
-            "ErrImagePull", "ImagePullBackOff"))
+            "ErrImagePull", "ImagePullBackOff"), "ErrImagePull")
     messages = [e["message"] for e in events_for(client, "ghost") if e["reason"] == "Failed"]
     assert 'Failed to pull image "ghost:1": image "ghost:1" not found' in messages[0]
 
@@ -312,7 +289,7 @@ def test_failed_pull_is_err_image_pull(client, kubelet):
 def test_events_pulling_pulled_created_started(client, kubelet):
     create_pod(client, "web")
     pod_in_phase(client, "web", "Running")
-    wait_for("Started event", lambda: "Started" in reasons(client, "web"))
+    wait_for(lambda: "Started" in reasons(client, "web"), "Started event")
     evs = {e["reason"]: e for e in events_for(client, "web")}
     assert {"Pulling", "Pulled", "Created", "Started"} <= set(evs)
     assert evs["Pulling"]["message"] == 'Pulling image "nginx:1.27"'
@@ -324,8 +301,8 @@ def test_events_pulling_pulled_created_started(client, kubelet):
     # A second pod finds the image already there (policy IfNotPresent for a tag).
     create_pod(client, "web2")
     pod_in_phase(client, "web2", "Running")
-    wait_for("Pulled event", lambda: [e for e in events_for(client, "web2")
-                                      if e["reason"] == "Pulled"])
+    wait_for(lambda: [e for e in events_for(client, "web2") if e["reason"] == "Pulled"],
+             "Pulled event")
     [pulled] = [e for e in events_for(client, "web2") if e["reason"] == "Pulled"]
     assert pulled["message"] == 'Container image "nginx:1.27" already present on machine'
 
@@ -355,7 +332,7 @@ def test_force_deleted_pod_is_cleaned_up(client, kubelet, runtime):
     create_pod(client, "web")
     pod_in_phase(client, "web", "Running")
     client.delete("pods", "default", "web", grace_period_seconds=0)
-    wait_for("sandbox removed", lambda: runtime.list_sandboxes() == [])
+    wait_for(lambda: runtime.list_sandboxes() == [], "sandbox removed")
 
 
 def test_pods_on_other_nodes_are_ignored(client, kubelet, runtime):
@@ -392,7 +369,7 @@ def test_logs_follow_ends_when_the_caller_goes_away(client, kubelet):
     t = threading.Thread(target=lambda: got.extend(
         kubelet.logs(pod, "web", follow=True, alive=lambda: not gone.is_set())))
     t.start()
-    wait_for("first lines", lambda: got)
+    wait_for(lambda: got, "first lines")
     gone.set()
     t.join(5)
     assert not t.is_alive()
@@ -426,14 +403,14 @@ def test_restarted_kubelet_cleans_up_pods_deleted_while_it_was_down(client, make
     first.stop()
     client.delete("pods", "default", "web", grace_period_seconds=0)
     make_kubelet()
-    wait_for("orphan sandbox removed", lambda: runtime.list_sandboxes() == [])
+    wait_for(lambda: runtime.list_sandboxes() == [], "orphan sandbox removed")
 
 
 def test_recreated_pod_with_same_name_gets_a_fresh_sandbox(client, kubelet, runtime):
     old = create_pod(client, "web")
     pod_in_phase(client, "web", "Running")
     client.delete("pods", "default", "web")
-    wait_for("old pod removed", lambda: not client.list("pods", namespace="default").items)
+    wait_for(lambda: not client.list("pods", namespace="default").items, "old pod removed")
     new = create_pod(client, "web")
     pod_in_phase(client, "web", "Running")
     [sandbox] = runtime.list_sandboxes()
@@ -444,8 +421,8 @@ def test_recreated_pod_with_same_name_gets_a_fresh_sandbox(client, kubelet, runt
 def test_many_pods_on_many_workers(client, kubelet, runtime):
     for i in range(20):
         create_pod(client, f"p{i}")
-    wait_for("20 running pods", lambda: sum(
+    wait_for(lambda: sum(
         p.get("status", {}).get("phase") == "Running"
-        for p in client.list("pods", namespace="default").items) == 20)
+        for p in client.list("pods", namespace="default").items) == 20, "20 running pods")
     ips = {sb.ip for sb in runtime.list_sandboxes()}
     assert len(ips) == 20

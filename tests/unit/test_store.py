@@ -27,14 +27,7 @@ from minikube_py.store import journal as journal_mod
 from minikube_py.store.journal import JournalCorrupt, list_segments
 from minikube_py.store.lockfile import StateDirLocked
 from minikube_py.store.store import Store, StoreWriteError
-
-
-class Clock:
-    def __init__(self, t: float = 1_700_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+from tests.clock import FakeClock
 
 
 def pod(name: str, ns: str = "default", labels: dict[str, str] | None = None,
@@ -52,12 +45,12 @@ def pod(name: str, ns: str = "default", labels: dict[str, str] | None = None,
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(1_700_000_000.0)
 
 
 @pytest.fixture
-def store(tmp_path: Path, clock: Clock):
+def store(tmp_path: Path, clock: FakeClock):
     s = Store(tmp_path / "state", clock=clock)
     yield s
     s.close()
@@ -215,7 +208,7 @@ def test_delete_without_grace_or_finalizers_removes_now(store: Store):
         store.get("pods", "default", "a")
 
 
-def test_graceful_delete_sets_deletion_timestamp_and_keeps_object(store: Store, clock: Clock):
+def test_graceful_delete_sets_deletion_timestamp_and_keeps_object(store: Store, clock: FakeClock):
     store.create("pods", pod("a", generation=1))
     result = store.delete("pods", "default", "a", grace_period_seconds=30)
     meta = result.object["metadata"]

@@ -14,18 +14,8 @@ from minikube_py.client.workqueue import (
     WorkQueue,
     default_controller_rate_limiter,
 )
+from tests.clock import FakeClock
 from tests.waiting import blocked_in, wait_for
-
-
-class FakeClock:
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def drain(q: WorkQueue[str]) -> list[str]:
@@ -104,7 +94,7 @@ def test_shut_down_releases_blocked_getters_and_ignores_adds():
 
 
 def test_add_after_with_fake_clock():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     q: WorkQueue[str] = WorkQueue(clock=clock)
     q.add_after("a", 10)
     q.add_after("b", 5)
@@ -119,7 +109,7 @@ def test_add_after_with_fake_clock():
 
 
 def test_add_after_keeps_the_earlier_ready_time():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     q: WorkQueue[str] = WorkQueue(clock=clock)
     q.add_after("a", 10)
     q.add_after("a", 2)
@@ -131,7 +121,7 @@ def test_add_after_keeps_the_earlier_ready_time():
 
 
 def test_delayed_key_already_queued_is_not_duplicated():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     q: WorkQueue[str] = WorkQueue(clock=clock)
     q.add("a")
     q.add_after("a", 1)
@@ -178,7 +168,7 @@ def test_item_exponential_backoff_table():
 
 
 def test_bucket_rate_limiter_burst_then_qps():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     bucket = BucketRateLimiter(10.0, 100, clock=clock)
     assert [bucket.when(i) for i in range(100)] == [0.0] * 100
     assert bucket.when("101") == pytest.approx(0.1)
@@ -190,7 +180,7 @@ def test_bucket_rate_limiter_burst_then_qps():
 
 
 def test_default_controller_rate_limiter_is_max_of_both():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     limiter = default_controller_rate_limiter(clock=clock)
     assert isinstance(limiter, MaxOfRateLimiter)
     assert limiter.when("a") == pytest.approx(0.005)
@@ -205,7 +195,7 @@ def test_default_controller_rate_limiter_is_max_of_both():
 
 
 def test_add_rate_limited_forget_and_num_requeues():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     q: WorkQueue[str] = WorkQueue(ItemExponentialFailureRateLimiter(1.0, 60.0), clock=clock)
     q.add_rate_limited("a")
     assert q.num_requeues("a") == 1
@@ -299,13 +289,15 @@ def test_every_add_is_eventually_seen_after_its_last_add():
             versions[key] = i
             last_add[key] = i
         q.add(key)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
+
+    def caught_up() -> bool:
         with lock:
-            if last_seen_version == last_add:
-                break
-        time.sleep(0.01)
-    q.shut_down()
-    for t in workers:
-        t.join(5)
+            return last_seen_version == last_add
+
+    try:
+        wait_for(caught_up, "the workers to see every key's last version", timeout=5)
+    finally:  # the workers block in get() until the queue shuts down
+        q.shut_down()
+        for t in workers:
+            t.join(5)
     assert last_seen_version == last_add

@@ -24,9 +24,10 @@ import numpy as np
 
 from minikube_py.api.names import is_qualified_name
 
+from ...api.access import mapping as _map
+from ...api.podrequests import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from ..framework import CycleState, Handle, PluginArgsError, PreFilterResult
 from ..podinfo import PodInfo
-from ..requests import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from ..snapshot import COL_CPU, COL_EPHEMERAL, COL_MEMORY, COL_PODS, Snapshot
 from ..status import REASONS, Code, Status
 from .helpers import I32, I64, U16
@@ -50,8 +51,6 @@ _PREFILTER_KEY: Final = "PreFilter" + NAME
 _PRESCORE_KEY: Final = "PreScore" + NAME
 
 
-def _map(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def _int(value: object) -> int | None:

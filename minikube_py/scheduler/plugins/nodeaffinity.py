@@ -42,6 +42,8 @@ from minikube_py.api.labels import (
     SelectorError,
 )
 
+from ...api.access import items as _list
+from ...api.access import mapping as _map
 from ..framework import CycleState, Handle, PreFilterResult
 from ..podinfo import PodInfo
 from ..snapshot import Snapshot
@@ -61,12 +63,8 @@ _OPERATORS: Final = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist"
 _EXACT_FLOAT: Final = float(2**53)
 
 
-def _map(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def requirement_mask(snap: Snapshot, req: Requirement, slots: I32) -> BoolArr:

@@ -45,6 +45,7 @@ from minikube_py.api.labels import (
     selector_from_label_selector,
 )
 
+from ...api.access import mapping as _map
 from ..framework import MAX_NODE_SCORE, CycleState, Handle, PluginArgsError, PreFilterResult
 from ..podinfo import PodInfo
 from ..snapshot import Snapshot
@@ -69,8 +70,6 @@ _PREFILTER_KEY: Final = "PreFilter" + NAME
 _PRESCORE_KEY: Final = "PreScore" + NAME
 
 
-def _map(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,9 +28,9 @@ from typing import Final
 
 import numpy as np
 
+from ...api.podrequests import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from ..framework import MAX_NODE_SCORE
 from ..podinfo import PodInfo
-from ..requests import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from ..snapshot import COL_CPU, COL_EPHEMERAL, COL_MEMORY, Snapshot
 from .helpers import F64, I32, I64, round_half_away, trunc_div
 

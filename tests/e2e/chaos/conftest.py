@@ -16,7 +16,8 @@ Contracts:
   behind, and removes every Podman pod and container carrying the cluster's label
   with the local ``podman`` CLI (the daemon's service may be gone by then). A
   cluster that still has containers afterwards fails the test's teardown.
-* :func:`wait_until` / :func:`settle` poll with a deadline: every wait is bounded.
+* Waits poll with a deadline (:func:`tests.waiting.wait_for`, every :data:`POLL`
+  seconds; :func:`settle`): every wait is bounded.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 import yaml
@@ -49,7 +50,9 @@ LABEL_POD_UID = "minikube-py.io/pod-uid"
 LABEL_NAME = "minikube-py.io/name"
 LABEL_CONTAINER_NAME = "minikube-py.io/container-name"
 
-T = TypeVar("T")
+#: Seconds between polls of a cluster under fault: each check may run ``podman``
+#: or ``kubectl`` against a daemon that is struggling, so poll gently.
+POLL = 0.3
 
 
 def trials(default: int) -> int:
@@ -72,20 +75,6 @@ def chaos_seed() -> int:
     replays one)."""
     raw = os.environ.get(SEED_ENV, "").strip()
     return int(raw) if raw else random.SystemRandom().randrange(1 << 32)
-
-
-def wait_until(check: Callable[[], T | None], what: str, timeout: float,
-               interval: float = 0.3) -> T:
-    """``check()``'s first truthy value; AssertionError naming ``what`` after
-    ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)
 
 
 def settle(problems: Callable[[], list[str]], what: str, timeout: float,

@@ -37,16 +37,18 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.waiting import wait_for
+
 from .conftest import (
     IMAGE,
     LABEL_CONTAINER_NAME,
     LABEL_NAME,
+    POLL,
     PodmanCluster,
     conditions,
     container_status,
     get_json,
     settle,
-    wait_until,
 )
 
 pytestmark = pytest.mark.integration
@@ -144,7 +146,7 @@ def _apply_pods(cluster: PodmanCluster, pods: list[dict[str, Any]]) -> dict[str,
                 return None
             ids[name] = str(st["containerID"]).rpartition("://")[2]
         return ids
-    return wait_until(running, f"pods {names} to run", 120)
+    return wait_for(running, f"pods {names} to run", 120, interval=POLL)
 
 
 def _check_table(cluster: PodmanCluster, expected: dict[str, Expect], old: dict[str, str],

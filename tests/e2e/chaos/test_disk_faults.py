@@ -39,8 +39,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
+from tests.waiting import wait_for
 
-from .conftest import settle, sleeper, wait_until
+from .conftest import POLL, settle, sleeper
 
 pytestmark = [
     pytest.mark.e2e,
@@ -163,7 +164,7 @@ def test_disk_full_refuses_writes_keeps_acknowledged_and_recovers(tmpfs: Path) -
         for name in acked:
             assert _create_ns(d, name).returncode == 0
         d.kubectl("apply", "-f", "-", input=sleeper("web", replicas=2))
-        wait_until(lambda: len(_running(d, "web")) == 2, "2 pods running", 60)
+        wait_for(lambda: len(_running(d, "web")) == 2, "2 pods running", 60, interval=POLL)
 
         filled = _fill(tmpfs)
         refused, error = _refused_write(d, acked, "full")
@@ -183,19 +184,19 @@ def test_disk_full_refuses_writes_keeps_acknowledged_and_recovers(tmpfs: Path) -
         assert scale.returncode != 0 and "No space left on device" in scale.stderr
         # The next heartbeat fails and is logged, but daemon.log cannot be written
         # either: that is said once, not with a traceback per record.
-        wait_until(lambda: "daemon.log: No space left on device" in "".join(d.log),
-                   "the daemon to notice daemon.log is unwritable", 30)
+        wait_for(lambda: "daemon.log: No space left on device" in "".join(d.log),
+                 "the daemon to notice daemon.log is unwritable", 30, interval=POLL)
         assert "--- Logging error ---" not in "".join(d.log), "".join(d.log)[-3000:]
         assert d.proc.poll() is None
 
         # Space returns: writes succeed again, no restart, and the controllers and
         # kubelets, whose writes failed meanwhile, catch up.
         (tmpfs / "filler").unlink()
-        assert wait_until(lambda: _create_ns(d, "after-0").returncode == 0,
-                          "a write to succeed once space returned", 30)
+        assert wait_for(lambda: _create_ns(d, "after-0").returncode == 0,
+                        "a write to succeed once space returned", 30, interval=POLL)
         acked.append("after-0")
         d.kubectl("scale", "deployment", "web", "--replicas=3")
-        wait_until(lambda: len(_running(d, "web")) == 3, "the scale-up to run", 90)
+        wait_for(lambda: len(_running(d, "web")) == 3, "the scale-up to run", 90, interval=POLL)
         assert set(acked) <= _namespaces(d)
 
         # Everything acknowledged is durable: a restart replays it, and the refused
@@ -228,7 +229,7 @@ def _force_read_only(mnt: Path) -> None:
     busy = subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True)
     if busy.returncode != 0:  # the expected case while the daemon writes there
         trigger.write_text("minikube-py chaos test: forced read-only\n")
-    wait_until(lambda: _read_only(mnt), f"{mnt} to be read-only", 10, interval=0.1)
+    wait_for(lambda: _read_only(mnt), f"{mnt} to be read-only", 10)
 
 
 def _read_only(mnt: Path) -> bool:

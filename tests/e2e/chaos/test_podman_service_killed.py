@@ -17,16 +17,18 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.waiting import wait_for
+
 from .conftest import (
     LABEL_CONTAINER_NAME,
     LABEL_NAME,
+    POLL,
     PodmanCluster,
     agreement,
     container_status,
     get_json,
     settle,
     sleeper,
-    wait_until,
 )
 
 pytestmark = pytest.mark.integration
@@ -78,14 +80,15 @@ def test_podman_service_killed_kubelets_reconnect_and_pods_keep_or_regain_state(
     os.kill(victim_pid, signal.SIGKILL)
     d.kubectl("delete", "pod", deleted, "--wait=false")  # the API does not need Podman
 
-    new = wait_until(lambda: _service_back(cluster, old), "the Podman service to be back", 60)
+    new = wait_for(lambda: _service_back(cluster, old), "the Podman service to be back", 60,
+                   interval=POLL)
     assert d.proc.poll() is None, "the daemon died with its Podman service:\n" + \
         cluster.log_text()[-3000:]
     log = cluster.log_text()
     assert f"the Podman service (pid {old}) was killed by signal 9; restarting it" in log, \
         log[-3000:]
-    wait_until(lambda: "the Podman service is back" in cluster.log_text(),
-               "the restart to be logged", 30)
+    wait_for(lambda: "the Podman service is back" in cluster.log_text(),
+             "the restart to be logged", 30, interval=POLL)
 
     took = settle(lambda: agreement(cluster, NAME, restarts=True),
                   "the cluster recovers after the Podman service restarted", 180)
@@ -106,7 +109,7 @@ def test_podman_service_killed_kubelets_reconnect_and_pods_keep_or_regain_state(
 
     # Supervision goes on: a second kill is survived the same way.
     second = _kill_service(cluster)
-    wait_until(lambda: _service_back(cluster, second), "the second restart", 60)
+    wait_for(lambda: _service_back(cluster, second), "the second restart", 60, interval=POLL)
     settle(lambda: agreement(cluster, NAME, restarts=True), "agreement after a second kill", 120)
     assert _app_ids(cluster) == after
     assert cluster.log_text().count("the Podman service is back") >= 2
@@ -128,12 +131,13 @@ def test_daemon_notices_podman_going_away(clusters: Callable[..., PodmanCluster]
     cluster.start()
     # The stream subscribed at the kubelet's start connects on its own thread: one
     # that first connects once the service is back has no gap to report.
-    wait_until(lambda: _events_connected(cluster), "the kubelet's event stream to connect",
-               30)
+    wait_for(lambda: _events_connected(cluster), "the kubelet's event stream to connect",
+             30, interval=POLL)
     old = _kill_service(cluster)
-    wait_until(lambda: _service_back(cluster, old), "the Podman service to be back", 60)
-    wait_until(lambda: "runtime event stream interrupted" in cluster.log_text(),
-               "the kubelet to log that the runtime went away", 30)
-    wait_until(lambda: "runtime event stream back" in cluster.log_text(),
-               "the kubelet to log that runtime events flow again", 30)
+    wait_for(lambda: _service_back(cluster, old), "the Podman service to be back", 60,
+             interval=POLL)
+    wait_for(lambda: "runtime event stream interrupted" in cluster.log_text(),
+             "the kubelet to log that the runtime went away", 30, interval=POLL)
+    wait_for(lambda: "runtime event stream back" in cluster.log_text(),
+             "the kubelet to log that runtime events flow again", 30, interval=POLL)
     assert cluster.d.proc.poll() is None

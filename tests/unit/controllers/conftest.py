@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from minikube_py.api.errors import NotFound
 from minikube_py.client.base import Object
 from minikube_py.client.informer import Handlers, key_of
 from minikube_py.client.local import LocalClient
@@ -24,19 +25,9 @@ from minikube_py.client.shared import SharedInformers
 from minikube_py.controllers.base import Controller
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
+from tests.clock import FakeClock
 
 TIMEOUT = 10.0
-
-
-class FakeClock:
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class RecordingClient:
@@ -169,9 +160,10 @@ class Cluster:
     # ------------------------------------------------------------- helpers
 
     def get(self, resource: str, namespace: str | None, name: str) -> Object | None:
+        """The object, or None if it does not exist; any other error is the test's."""
         try:
             return self.client.get(resource, namespace, name)
-        except Exception:
+        except NotFound:
             return None
 
     def names(self, resource: str, namespace: str | None = "default") -> list[str]:
@@ -206,15 +198,6 @@ def drive(cluster: Cluster, controller: Controller, *, max_steps: int = 200) -> 
             controller.queue.done(key)
         done.append(key)
     raise AssertionError(f"did not converge: {done[-10:]}")
-
-
-def wait_until(predicate: Any, timeout: float = TIMEOUT, message: str = "") -> None:
-    """Bounded wait for a condition on the store (behavioural tests)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(message or "condition not reached in time")
-        time.sleep(0.02)
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import pytest
 from minikube_py.api.errors import AlreadyExists, StatusError
 from minikube_py.api.timefmt import format_time
 from minikube_py.cli.rollout import RolloutFailed, status_message
-from minikube_py.client.informer import key_of
+from minikube_py.client.informer import Informer, key_of
 from minikube_py.client.local import LocalClient
 from minikube_py.client.shared import SharedInformers
 from minikube_py.controllers import deployment_progress as dp
@@ -30,17 +31,11 @@ from minikube_py.controllers import deployment_util as du
 from minikube_py.controllers.deployment import DeploymentController
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
+from tests.clock import FakeClock
+from tests.waiting import wait_for
 
 KEY = "default/web"
 RESOURCES = ("deployments", "replicasets", "pods")
-
-
-class FakeClock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass
@@ -54,17 +49,11 @@ class Env:
 
     def settle(self, timeout: float = 5.0) -> None:
         """Wait until every cache holds exactly the store's objects."""
-        deadline = time.monotonic() + timeout
         for resource in RESOURCES:
-            informer = self.informers.get(resource)
-            want = {key_of(o): o["metadata"]["resourceVersion"]
-                    for o in self.client.list(resource).items}
-            while True:
-                have = {key_of(o): o["metadata"]["resourceVersion"] for o in informer.list()}
-                if have == want:
-                    break
-                assert time.monotonic() < deadline, f"{resource} cache never caught up"
-                time.sleep(0.002)
+            want = versions(self.client.list(resource).items)
+            # Before every reconcile: poll often, a cache lags the store by little.
+            wait_for(partial(cache_holds, self.informers.get(resource), want),
+                     f"the {resource} cache to catch up", timeout=timeout, interval=0.002)
 
     def reconcile(self) -> float | None:
         self.settle()
@@ -110,6 +99,14 @@ class Env:
         items = self.client.list("events", namespace="default").items
         items.sort(key=lambda e: e["metadata"]["name"])
         return [e["message"] for e in items if e["involvedObject"]["name"] == "web"]
+
+
+def versions(objects: Iterable[dict[str, Any]]) -> dict[str, str]:
+    return {key_of(o): o["metadata"]["resourceVersion"] for o in objects}
+
+
+def cache_holds(informer: Informer, want: dict[str, str]) -> bool:
+    return versions(informer.list()) == want
 
 
 def deployment(replicas: int = 3, image: str = "nginx:1.25", **spec: Any) -> dict[str, Any]:
@@ -422,7 +419,7 @@ def test_paused_deployment_does_not_roll_out_but_scales(env: Env):
 def test_recreate_scales_down_waits_for_pods_then_scales_up(env: Env):
     env.ctl.start()
     env.client.create(deployment(2, strategy={"type": "Recreate"}))
-    wait_for(lambda: env.sizes() == [2])
+    wait_for(lambda: env.sizes() == [2], "one ReplicaSet of 2")
     (old,) = env.replica_sets()
     pods = []
     for i in range(2):
@@ -436,20 +433,21 @@ def test_recreate_scales_down_waits_for_pods_then_scales_up(env: Env):
                              "controller": True, "blockOwnerDeletion": True}]},
             "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}))
     env.rs_ready(du.name_of(old))
-    wait_for(lambda: status_message(env.deployment())[1])
+    wait_for(lambda: status_message(env.deployment())[1], "the rollout to finish")
 
     env.set_image("nginx:1.26")
-    wait_for(lambda: env.sizes() == [0])
+    wait_for(lambda: env.sizes() == [0], "the old ReplicaSet scaled to 0")
     # The ReplicaSet controller's part: no replicas left, pods still terminating.
     env.rs_ready(du.name_of(old))
     wait_for(lambda: env.deployment()["status"].get("replicas", 0) == 0
-             and env.deployment()["status"]["observedGeneration"] == 2)
+             and env.deployment()["status"]["observedGeneration"] == 2,
+             "status of generation 2 with no replicas")
     assert env.sizes() == [0], "the new ReplicaSet must wait for the old pods"
 
     # The last old pod going away is what wakes the deployment.
     env.client.delete("pods", "default", "web-old-0")
     env.client.delete("pods", "default", "web-old-1")
-    wait_for(lambda: env.sizes() == [0, 2])
+    wait_for(lambda: env.sizes() == [0, 2], "the new ReplicaSet scaled to 2")
     new = env.replica_sets()[1]
     assert env.events() == [
         f"Scaled up replica set {du.name_of(old)} from 0 to 2",
@@ -498,14 +496,14 @@ def test_progress_deadline_exceeded(env: Env):
     (rs,) = env.replica_sets()
     env.rs_ready(du.name_of(rs), available=0)
     env.reconcile()
-    env.clock.now += 10
+    env.clock.advance(10)
     again = env.reconcile()
     # No progress: look again when the deadline passes (30 s after the last
     # progress, plus a second for the timestamps' precision).
     assert again is not None and 20 <= again <= 22
     assert condition(env.deployment(), "Progressing")[1] == "ReplicaSetUpdated"
 
-    env.clock.now += 30
+    env.clock.advance(30)
     env.reconcile()
     d = env.deployment()
     assert condition(d, "Progressing") == (
@@ -604,14 +602,6 @@ def test_replica_set_events_map_to_the_owner(env: Env):
 # ====================================================================== end to end
 
 
-def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait (bounded) until ``check`` holds; the store changes under us."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.005)
-
-
 class ReadyReplicaSets:
     """Plays the ReplicaSet controller and kubelets: whenever a ReplicaSet's
     size changes, report all its replicas ready and available."""
@@ -645,9 +635,10 @@ def test_workers_roll_out_a_deployment(env: Env):
     env.ctl.start()
     with ReadyReplicaSets(env):
         env.client.create(deployment(2, strategy=rolling(1, 0)))
-        wait_for(lambda: status_message(env.deployment())[1])
+        wait_for(lambda: status_message(env.deployment())[1], "the first rollout to finish")
         env.set_image("nginx:1.26")
-        wait_for(lambda: env.sizes() == [0, 2] and status_message(env.deployment())[1])
+        wait_for(lambda: env.sizes() == [0, 2] and status_message(env.deployment())[1],
+                 "the second rollout to finish")
     d = env.deployment()
     assert condition(d, "Progressing")[1] == "NewReplicaSetAvailable"
     assert d["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"

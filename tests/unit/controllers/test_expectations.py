@@ -5,8 +5,7 @@ from __future__ import annotations
 import threading
 
 from minikube_py.client.expectations import EXPECTATIONS_TIMEOUT, ControllerExpectations
-
-from .conftest import FakeClock
+from tests.clock import FakeClock
 
 
 def test_never_set_is_satisfied():

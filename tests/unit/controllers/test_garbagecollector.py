@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from minikube_py.controllers.garbagecollector import GarbageCollector, default_resources
+from tests.waiting import wait_for
 
-from .conftest import Cluster, drive, pod, ref_to, replicaset, wait_until
+from .conftest import Cluster, drive, pod, ref_to, replicaset
 
 
 def gc_for(cluster: Cluster) -> GarbageCollector:
@@ -199,10 +200,10 @@ def test_behaviour_foreground_cascade_with_running_workers(cluster):
     for i in range(3):
         cluster.client.create(pod(f"p{i}", owner=ref_to(rs)))
     cluster.client.delete("deployments", "default", "web", propagation_policy="Foreground")
-    wait_until(lambda: not cluster.names("deployments") and not cluster.names("replicasets")
-               and not cluster.names("pods"), message="cascade finished")
+    wait_for(lambda: not cluster.names("deployments") and not cluster.names("replicasets")
+             and not cluster.names("pods"), "cascade finished")
     rs2 = cluster.client.create(replicaset("web-2", 1))
     cluster.client.create(pod("kept", owner=ref_to(rs2)))
     cluster.client.delete("replicasets", "default", "web-2", propagation_policy="Orphan")
-    wait_until(lambda: not cluster.names("replicasets"), message="orphaned")
+    wait_for(lambda: not cluster.names("replicasets"), "orphaned")
     assert refs(cluster, "kept") == []

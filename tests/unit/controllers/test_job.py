@@ -26,8 +26,9 @@ from minikube_py.controllers.job import (
     format_indexes,
     parse_indexes,
 )
+from tests.waiting import wait_for
 
-from .conftest import Cluster, drain, pod, ref_to, wait_until
+from .conftest import Cluster, drain, pod, ref_to
 
 KEY = "default/pi"
 NS = "default"
@@ -828,11 +829,11 @@ def test_behaviour_runs_a_job_to_completion_with_running_workers(cluster):
                 kubelet(cluster, p["metadata"]["name"], "Succeeded")
         return any(c[:2] == ("Complete", "True") for c in conditions(cluster))
 
-    wait_until(finish_pending, message="job complete")
+    wait_for(finish_pending, "job complete")
     status = get_job(cluster)["status"]
     assert status["succeeded"] == 3 and status["uncountedTerminatedPods"] == {}
     assert len(job_pods(cluster)) == 3
     assert len(cluster.events("SuccessfulCreate")) == 3
     assert len(cluster.events("Completed")) == 1
-    wait_until(lambda: all(not p["metadata"].get("finalizers") for p in job_pods(cluster)),
-               message="finalizers removed")
+    wait_for(lambda: all(not p["metadata"].get("finalizers") for p in job_pods(cluster)),
+             "finalizers removed")

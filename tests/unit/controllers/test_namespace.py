@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from minikube_py.controllers.namespace import NamespaceController, deletion_conditions
+from tests.waiting import wait_for
 
-from .conftest import Cluster, drain, pod, ref_to, replicaset, wait_until
+from .conftest import Cluster, drain, pod, ref_to, replicaset
 
 
 def namespace(name: str, finalizers: list[str] | None = None) -> dict[str, Any]:
@@ -198,10 +199,10 @@ def test_behaviour_namespace_deletion_with_running_workers(cluster):
         got = cluster.get("pods", "team", "a")
         return got is not None and bool(got["metadata"].get("deletionTimestamp"))
 
-    wait_until(terminating, message="pod a terminating")
+    wait_for(terminating, "pod a terminating")
     assert cluster.get("namespaces", None, "team") is not None
     assert cluster.names("pods", "team") == ["a"]
     cluster.client.delete("pods", "team", "a", grace_period_seconds=0)  # the kubelet's part
     # Woken by the pod's deletion, well before the 30 s requeue.
-    wait_until(lambda: cluster.get("namespaces", None, "team") is None, timeout=10,
-               message="namespace removed")
+    wait_for(lambda: cluster.get("namespaces", None, "team") is None,
+             "namespace removed", timeout=10)

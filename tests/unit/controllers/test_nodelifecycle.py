@@ -21,8 +21,10 @@ from minikube_py.controllers.nodelifecycle import (
     min_toleration_seconds,
     tolerates,
 )
+from tests.clock import FakeClock
+from tests.waiting import wait_for
 
-from .conftest import Cluster, FakeClock, drain, pod, wait_until
+from .conftest import Cluster, drain, pod
 
 GRACE = 50.0
 STARTUP = 60.0
@@ -635,17 +637,17 @@ def test_behaviour_kubelet_stops_pods_evicted_kubelet_back_taints_gone(
     for _ in range(3):  # 60 s in 20 s steps: n2 never silent for long
         step(20)
         clocked.settle()
-    wait_until(lambda: (UNREACHABLE_TAINT, "NoExecute") in our_taints(clocked, "n1"),
-               message="n1 tainted unreachable")
-    wait_until(lambda: condition(clocked.client.get("pods", "default", "a"),
-                                 "Ready")["status"] == "False", message="pod a not ready")
+    wait_for(lambda: (UNREACHABLE_TAINT, "NoExecute") in our_taints(clocked, "n1"),
+             "n1 tainted unreachable")
+    wait_for(lambda: condition(clocked.client.get("pods", "default", "a"),
+                               "Ready")["status"] == "False", "pod a not ready")
     assert not deleting(clocked, "a")
     step(20)
     clocked.settle()
     step(20)  # past the 30 s toleration
-    wait_until(lambda: deleting(clocked, "a"), message="pod a evicted")
+    wait_for(lambda: deleting(clocked, "a"), "pod a evicted")
     assert not deleting(clocked, "b")
     assert our_taints(clocked, "n2") == []
 
     heartbeat(clocked, "n1")  # the kubelet is back
-    wait_until(lambda: our_taints(clocked, "n1") == [], message="n1 untainted")
+    wait_for(lambda: our_taints(clocked, "n1") == [], "n1 untainted")

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from minikube_py.controllers.podgc import PodGC
+from tests.waiting import wait_for
 
-from .conftest import Cluster, drain, pod, wait_until
+from .conftest import Cluster, drain, pod
 
 
 def node(name: str, *, ready: bool = True, taints: list[dict[str, str]] | None = None
@@ -161,4 +162,4 @@ def test_behaviour_orphaned_pods_collected_with_running_workers(cluster):
         cluster.client.bind("default", name, "n1")
     cluster.client.create(pod("unbound"))
     cluster.client.delete("nodes", None, "n1")
-    wait_until(lambda: cluster.names("pods") == ["unbound"], message="orphans collected")
+    wait_for(lambda: cluster.names("pods") == ["unbound"], "orphans collected")

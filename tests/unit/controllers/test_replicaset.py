@@ -16,16 +16,10 @@ from minikube_py.controllers.replicaset import (
     rank_for_deletion,
     slow_start_batch,
 )
+from tests.clock import FakeClock
+from tests.waiting import wait_for
 
-from .conftest import (
-    Cluster,
-    FakeClock,
-    drain,
-    pod,
-    ref_to,
-    replicaset,
-    wait_until,
-)
+from .conftest import Cluster, drain, pod, ref_to, replicaset
 
 KEY = "default/web"
 
@@ -406,14 +400,14 @@ def test_behaviour_keeps_replicas_with_running_workers(cluster):
     def status_replicas() -> int:
         return int(cluster.client.get("replicasets", "default", "web")["status"]["replicas"])
 
-    wait_until(lambda: len(cluster.names("pods")) == 3 and status_replicas() == 3,
-               message="3 pods")
+    wait_for(lambda: len(cluster.names("pods")) == 3 and status_replicas() == 3,
+             "3 pods")
     victim = cluster.names("pods")[0]
     cluster.client.delete("pods", "default", victim)
-    wait_until(lambda: len(cluster.names("pods")) == 3 and victim not in cluster.names("pods"),
-               message="replacement")
+    wait_for(lambda: len(cluster.names("pods")) == 3 and victim not in cluster.names("pods"),
+             "replacement")
     cluster.client.patch("replicasets", "default", "web", "merge", {"spec": {"replicas": 1}})
-    wait_until(lambda: len(cluster.names("pods")) == 1 and status_replicas() == 1,
-               message="scaled down")
+    wait_for(lambda: len(cluster.names("pods")) == 1 and status_replicas() == 1,
+             "scaled down")
     assert len(cluster.events("SuccessfulCreate")) == 4
     assert len(cluster.events("SuccessfulDelete")) == 2

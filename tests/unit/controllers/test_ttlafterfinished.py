@@ -20,8 +20,9 @@ from minikube_py.controllers.ttlafterfinished import (
     finished_at,
     needs_cleanup,
 )
+from tests.waiting import wait_for
 
-from .conftest import Cluster, RecordingClient, drain, pod, ref_to, wait_until
+from .conftest import Cluster, RecordingClient, drain, pod, ref_to
 
 KEY = "default/pi"
 
@@ -289,11 +290,11 @@ def test_behaviour_expired_job_and_its_pods_are_removed_with_running_workers(
         obj = cluster.get(resource, "default", name)
         return obj is not None and bool(obj["metadata"].get("deletionTimestamp"))
 
-    wait_until(lambda: deleting("jobs", "pi") and deleting("pods", "pi-abcde"),
-               message="job expired and its pod being deleted")
+    wait_for(lambda: deleting("jobs", "pi") and deleting("pods", "pi-abcde"),
+             "job expired and its pod being deleted")
     held = cluster.get("jobs", "default", "pi")
     assert held is not None and "foregroundDeletion" in held["metadata"]["finalizers"]
     cluster.client.patch("pods", "default", "pi-abcde", "merge",
                          {"metadata": {"finalizers": None}})
-    wait_until(lambda: cluster.get("jobs", "default", "pi") is None
-               and cluster.names("pods") == [], message="job and its pod removed")
+    wait_for(lambda: cluster.get("jobs", "default", "pi") is None
+             and cluster.names("pods") == [], "job and its pod removed")

@@ -1,25 +1,27 @@
 """Fixtures for kubelet behaviour tests: a real Store/Registry/LocalClient in a
 tmp dir, a FakeRuntime sharing the kubelet's clock, and fast knobs.
 
-Every wait is on an observable outcome, bounded by a timeout (``wait_for``).
+Every wait is on an observable outcome, bounded by a timeout (``wait_for``, from
+:mod:`tests.waiting`). The clock is real time a test can move ahead
+(:meth:`tests.clock.FakeClock.real_time`).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from minikube_py.api.errors import NotFound
 from minikube_py.client.local import LocalClient
 from minikube_py.kubelet import Kubelet
 from minikube_py.nodes import HostInfo, HostReadings, NodeSpec
 from minikube_py.runtime import FakeRuntime
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
+from tests.clock import FakeClock
+from tests.waiting import wait_for
 
 GI = 1024**3
 MI = 1024**2
@@ -29,31 +31,6 @@ HOST = HostInfo(cpu_millis=8000, memory_bytes=16 * GI, pods_max=500, hostname="h
 READINGS = HostReadings(memory_available=8 * GI, disk_available_ratio=0.5,
                         pids_available=100_000)
 TIMEOUT = 10.0
-
-
-def wait_for(what: str, check: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
-    """Poll ``check`` (every 20 ms) until it returns something truthy."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = check()
-        except NotFound:
-            last = None
-        if last:
-            return last
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
-
-
-class Clock:
-    """Real time plus an offset a test can move forward."""
-
-    def __init__(self) -> None:
-        self.offset = 0.0
-
-    def __call__(self) -> float:
-        return time.time() + self.offset
 
 
 @pytest.fixture
@@ -66,12 +43,12 @@ def client(tmp_path: Path) -> Iterator[LocalClient]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock.real_time()
 
 
 @pytest.fixture
-def runtime(clock) -> FakeRuntime:
+def runtime(clock: FakeClock) -> FakeRuntime:
     return FakeRuntime(clock=clock, missing_images={"ghost:1"})
 
 
@@ -123,9 +100,9 @@ def get_pod(client: LocalClient, name: str) -> dict[str, Any]:
 
 def pod_in_phase(client: LocalClient, name: str, phase: str,
                  timeout: float = TIMEOUT) -> dict[str, Any]:
-    return wait_for(f"pod {name} {phase}", lambda: (
+    return wait_for(lambda: (
         p if (p := get_pod(client, name)).get("status", {}).get("phase") == phase
-        else None), timeout)
+        else None), f"pod {name} {phase}", timeout)
 
 
 def container_status(client: LocalClient, name: str, container: str) -> dict[str, Any]:

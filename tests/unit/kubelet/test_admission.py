@@ -8,8 +8,9 @@ import pytest
 
 from minikube_py.kubelet.admission import Admitter, Rejection, pod_host_ports, pod_requests
 from minikube_py.nodes import NodeSpec
+from tests.waiting import wait_for
 
-from .conftest import GI, MI, create_pod, event_messages, get_pod, pod_in_phase, wait_for
+from .conftest import GI, MI, create_pod, event_messages, get_pod, pod_in_phase
 
 NODE = NodeSpec("node-1", 2000, 4 * GI, 3)
 
@@ -127,7 +128,7 @@ def test_pod_that_does_not_fit_is_rejected_and_never_started(client, make_kubele
     assert status["message"] == ("Pod was rejected: Node didn't have enough resource: cpu, "
                                  "requested: 3000, used: 500, capacity: 2000")
     assert "containerStatuses" not in status
-    wait_for("OutOfcpu event", lambda: event_messages(client, "big", "OutOfcpu"))
+    wait_for(lambda: event_messages(client, "big", "OutOfcpu"), "OutOfcpu event")
     assert [sb.labels["minikube-py.io/name"] for sb in runtime.list_sandboxes()] == ["small"]
 
 

@@ -11,9 +11,10 @@ import pytest
 from minikube_py.kubelet import Kubelet
 from minikube_py.kubelet.pleg import RuntimeLister, changed_keys, next_tick, runtime_snapshot
 from minikube_py.runtime import ContainerConfig, FakeRuntime, SandboxConfig
-from tests.waiting import blocked_in
+from tests.clock import FakeClock
+from tests.waiting import blocked_in, wait_for
 
-from .conftest import container_status, create_pod, get_pod, pod_in_phase, wait_for
+from .conftest import container_status, create_pod, get_pod, pod_in_phase
 
 NODE_LABELS = "minikube-py.io/node"
 #: A relist interval no test outlives. Relists fall on multiples of their interval
@@ -53,8 +54,8 @@ def test_restarted_kubelet_adopts_running_pods_without_starting_them_twice(
     second = make_kubelet(workers=1)
     create_pod(client, "marker")
     pod_in_phase(client, "marker", "Running")
-    wait_for("p adopted", lambda: second.admitter.admitted(get_pod(client, "p")["metadata"]
-                                                          ["uid"]))
+    wait_for(lambda: second.admitter.admitted(get_pod(client, "p")["metadata"]["uid"]),
+             "p adopted")
     created = []
     while (ev := stream.next(timeout=0)) is not None:
         if ev.type == "container-created":
@@ -70,7 +71,7 @@ def test_restarted_kubelet_adopts_running_pods_without_starting_them_twice(
 def test_sandboxes_without_an_owning_pod_are_removed_at_start(client, make_kubelet, runtime):
     run_sandbox(runtime, "no-such-uid", "ghost")
     make_kubelet()
-    wait_for("orphan removed", lambda: runtime.list_sandboxes() == [])
+    wait_for(lambda: runtime.list_sandboxes() == [], "orphan removed")
     assert runtime.list_containers() == []
 
 
@@ -80,8 +81,8 @@ def test_sandbox_of_a_pod_bound_elsewhere_is_removed(client, make_kubelet, runti
     run_sandbox(runtime, uid, "moved")  # labelled for node-1
     kept = run_sandbox(runtime, "other-node-uid", "theirs", node="node-2")
     make_kubelet()
-    wait_for("foreign sandbox removed", lambda: [sb.id for sb in runtime.list_sandboxes()]
-             == [kept])
+    wait_for(lambda: [sb.id for sb in runtime.list_sandboxes()]
+             == [kept], "foreign sandbox removed")
     # node-2's pod is untouched by node-1's kubelet
     assert "containerStatuses" not in get_pod(client, "moved").get("status", {})
 
@@ -92,9 +93,9 @@ def test_sandbox_of_a_previous_pod_with_the_same_name_is_replaced(client, make_k
     new = create_pod(client, "web")
     make_kubelet()
     pod_in_phase(client, "web", "Running")
-    wait_for("old sandbox removed", lambda: [sb.labels["minikube-py.io/pod-uid"]
-                                             for sb in runtime.list_sandboxes()]
-             == [new["metadata"]["uid"]])
+    wait_for(lambda: [sb.labels["minikube-py.io/pod-uid"]
+                      for sb in runtime.list_sandboxes()] == [new["metadata"]["uid"]],
+             "old sandbox removed")
 
 
 def test_event_stream_is_resubscribed_after_a_runtime_restart(client, make_kubelet, runtime):
@@ -104,12 +105,12 @@ def test_event_stream_is_resubscribed_after_a_runtime_restart(client, make_kubel
     pod_in_phase(client, "p", "Running")
     old = kubelet._events
     runtime.simulate_restart()
-    wait_for("resubscribed", lambda: kubelet._events is not None and kubelet._events is not old
-             and len(runtime._subscribers) == 1)
+    wait_for(lambda: kubelet._events is not None and kubelet._events is not old
+             and len(runtime._subscribers) == 1, "resubscribed")
     [c] = runtime.list_containers()
     runtime.stop_container(c.id)  # an exit, seen only through the new stream
-    wait_for("restarted", lambda: container_status(client, "p", "web")
-             .get("restartCount") == 1)
+    wait_for(lambda: container_status(client, "p", "web")
+             .get("restartCount") == 1, "restarted")
 
 
 def test_pods_come_back_after_the_runtime_lost_them(client, make_kubelet, runtime):
@@ -117,8 +118,9 @@ def test_pods_come_back_after_the_runtime_lost_them(client, make_kubelet, runtim
     create_pod(client, "p")
     pod_in_phase(client, "p", "Running")
     runtime.simulate_restart(kill=True)
-    wait_for("running again", lambda: "running" in container_status(client, "p", "web")
-             .get("state", {}) and container_status(client, "p", "web")["restartCount"] >= 1)
+    wait_for(lambda: "running" in container_status(client, "p", "web")
+             .get("state", {}) and container_status(client, "p", "web")["restartCount"] >= 1,
+             "running again")
     ready = [sb for sb in runtime.list_sandboxes() if sb.state == "ready"]
     assert len(ready) == 1
 
@@ -154,8 +156,8 @@ def test_shared_lister_lists_once_per_max_age_and_answers_each_node():
     rt = CountingRuntime()
     run_sandbox(rt, "ua", "a")
     run_sandbox(rt, "ub", "b", node="node-2")
-    now = [100.0]
-    lister = RuntimeLister(rt, max_age=0.5, clock=lambda: now[0])
+    clock = FakeClock(100.0)
+    lister = RuntimeLister(rt, max_age=0.5, clock=clock)
     # One listing answers every node, each with only its own pods, as runtime_snapshot does.
     assert lister.snapshot("node-1") == runtime_snapshot(rt, "node-1")
     assert lister.snapshot("node-2") == runtime_snapshot(rt, "node-2")
@@ -166,7 +168,7 @@ def test_shared_lister_lists_once_per_max_age_and_answers_each_node():
                                    if sb.labels["minikube-py.io/name"] == "a"))
     rt.stop_container(ca.id)
     before = lister.snapshot("node-1")
-    now[0] += 0.6
+    clock.advance(0.6)
     assert changed_keys(before, lister.snapshot("node-1")) == {"default/a"}
     assert lister.listings == 2
 
@@ -174,10 +176,10 @@ def test_shared_lister_lists_once_per_max_age_and_answers_each_node():
 def test_a_failed_listing_raises_to_its_caller_and_is_not_kept():
     rt = CountingRuntime()
     run_sandbox(rt, "ua", "a")
-    now = [0.0]
-    lister = RuntimeLister(rt, max_age=1.0, clock=lambda: now[0])
+    clock = FakeClock(0.0)
+    lister = RuntimeLister(rt, max_age=1.0, clock=clock)
     first = lister.snapshot("node-1")
-    now[0] += 2  # the listing is stale: the next caller lists
+    clock.advance(2)  # the listing is stale: the next caller lists
     broken = {"on": True}
     original = rt.list_containers
 
@@ -217,7 +219,7 @@ def test_relist_is_a_slow_safety_net_while_runtime_events_flow(make_kubelet, run
     kubelet = make_kubelet(relist_interval=0.05, evented_relist_interval=NEVER, lister=lister)
     assert kubelet.current_relist_interval() == NEVER
     loop = next(t for t in kubelet._threads if t.name.endswith("-relist"))
-    wait_for("the relist loop to wait", lambda: blocked_in(loop, Kubelet._relist_loop))
+    wait_for(lambda: blocked_in(loop, Kubelet._relist_loop), "the relist loop to wait")
     # A deliberate observation window, not synchronization: a waiting relist loop
     # shows nothing, so only time can show it does not relist. At 0.05 s it would
     # have listed about twenty times.
@@ -226,8 +228,8 @@ def test_relist_is_a_slow_safety_net_while_runtime_events_flow(make_kubelet, run
     # The stream ends (runtime restarted): the relist runs at once and then often,
     # until the kubelet subscribes again (after about a second).
     runtime.simulate_restart()
-    wait_for("fast relists without events", lambda: lister.listings >= 3, timeout=5.0)
-    wait_for("subscribed again", lambda: kubelet.current_relist_interval() == NEVER,
+    wait_for(lambda: lister.listings >= 3, "fast relists without events", timeout=5.0)
+    wait_for(lambda: kubelet.current_relist_interval() == NEVER, "subscribed again",
              timeout=5.0)
     settled = lister.listings
     # Observation window again (about twenty fast relists' worth): the loop may
@@ -245,12 +247,12 @@ def test_an_interrupted_stream_brings_back_fast_relists_until_it_resumes(
     kubelet = make_kubelet(relist_interval=0.05, evented_relist_interval=NEVER, lister=lister)
     with caplog.at_level(logging.INFO, logger="minikube_py.kubelet.kubelet"):
         runtime.interrupt_events()
-        wait_for("fast relists while interrupted", lambda: lister.listings >= 3, timeout=5.0)
+        wait_for(lambda: lister.listings >= 3, "fast relists while interrupted", timeout=5.0)
         assert kubelet.current_relist_interval() == 0.05
         assert "runtime event stream interrupted" in caplog.text
         runtime.interrupt_events(resume=True)
-        wait_for("slow relists once resumed",
-                 lambda: kubelet.current_relist_interval() == NEVER, timeout=5.0)
+        wait_for(lambda: kubelet.current_relist_interval() == NEVER,
+                 "slow relists once resumed", timeout=5.0)
         settled = lister.listings
         # A deliberate observation window (ten fast relists' worth), not
         # synchronization: nothing shows the relist loop waiting instead of listing.

@@ -7,6 +7,7 @@ from typing import Any
 
 from minikube_py.kubelet.pull import ImagePuller
 from minikube_py.runtime.fake import FakeRuntime
+from tests.clock import FakeClock
 
 
 class Recorder:
@@ -22,33 +23,33 @@ MISSING = {"name": "c", "image": "example.org/missing:1", "imagePullPolicy": "If
 
 
 def test_failed_pull_backs_off_then_retries():
-    now = [0.0]
+    clock = FakeClock(0.0)
     runtime = FakeRuntime(missing_images=("example.org/missing:1",))
     rec = Recorder()
-    puller = ImagePuller(runtime, rec, clock=lambda: now[0])  # type: ignore[arg-type]
+    puller = ImagePuller(runtime, rec, clock=clock)  # type: ignore[arg-type]
     assert puller.ensure(POD, MISSING, "spec.containers{c}")[0] == "ErrImagePull"
-    now[0] = 5
+    clock.set(5)
     reason, message = puller.ensure(POD, MISSING, "spec.containers{c}")
     assert (reason, message) == ("ImagePullBackOff",
                                  'Back-off pulling image "example.org/missing:1"')
     assert ("BackOff", 'Back-off pulling image "example.org/missing:1"') in rec.events
     pulls = sum(1 for r, _ in rec.events if r == "Pulling")
     assert pulls == 1  # no pull during the back-off
-    now[0] = 10.1
+    clock.set(10.1)
     assert puller.ensure(POD, MISSING, "spec.containers{c}")[0] == "ErrImagePull"
     assert puller.retry_in("u1", "example.org/missing:1") == 20.0  # doubled
-    now[0] = 10.1 + 20.1
+    clock.set(10.1 + 20.1)
     assert puller.ensure(POD, MISSING, "spec.containers{c}")[0] == "ErrImagePull"
     assert puller.retry_in("u1", "example.org/missing:1") == 40.0
 
 
 def test_backoff_caps_at_300_seconds_and_is_forgotten_with_the_pod():
-    now = [0.0]
+    clock = FakeClock(0.0)
     runtime = FakeRuntime(missing_images=("example.org/missing:1",))
-    puller = ImagePuller(runtime, Recorder(), clock=lambda: now[0])  # type: ignore[arg-type]
+    puller = ImagePuller(runtime, Recorder(), clock=clock)  # type: ignore[arg-type]
     for _ in range(10):
         puller.ensure(POD, MISSING, "f")
-        now[0] += 1000
+        clock.advance(1000)
     assert puller.retry_in("u1", "example.org/missing:1") == 0
     puller.ensure(POD, MISSING, "f")
     assert puller.retry_in("u1", "example.org/missing:1") == 300.0
@@ -57,12 +58,12 @@ def test_backoff_caps_at_300_seconds_and_is_forgotten_with_the_pod():
 
 
 def test_success_clears_the_backoff():
-    now = [0.0]
+    clock = FakeClock(0.0)
     runtime = FakeRuntime(missing_images=("example.org/flaky:1",))
-    puller = ImagePuller(runtime, Recorder(), clock=lambda: now[0])  # type: ignore[arg-type]
+    puller = ImagePuller(runtime, Recorder(), clock=clock)  # type: ignore[arg-type]
     spec = {**MISSING, "image": "example.org/flaky:1"}
     assert puller.ensure(POD, spec, "f")[0] == "ErrImagePull"
     runtime.missing_images = frozenset()  # the registry came back
-    now[0] = 11
+    clock.set(11)
     assert puller.ensure(POD, spec, "f") is None
     assert puller.retry_in("u1", "example.org/flaky:1") == 0

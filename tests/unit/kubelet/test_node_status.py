@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from minikube_py.kubelet.node_status import ANNOTATION_CPU_USAGE, ANNOTATION_MEMORY_USAGE
+from tests.waiting import wait_for
 
-from .conftest import MI, create_pod, pod_in_phase, wait_for
+from .conftest import MI, create_pod, pod_in_phase
 
 
 def node(client) -> dict[str, Any]:
@@ -34,22 +35,22 @@ def test_usage_annotations_sum_the_nodes_containers(client, make_kubelet, runtim
     create_pod(client, "elsewhere", node="node-2", containers=busy("c", 999, 999 * MI))
     for name in ("a", "b", "elsewhere"):
         pod_in_phase(client, name, "Running")
-    got = wait_for("usage of a + b", lambda: (u := usage(client)) and u[1] == 40 * MI and u)
+    got = wait_for(lambda: (u := usage(client)) and u[1] == 40 * MI and u, "usage of a + b")
     assert abs(got[0] - 250) <= 2
     # a container that stops no longer counts
     client.delete("pods", "default", "a", grace_period_seconds=0)
-    wait_for("usage of b", lambda: (u := usage(client)) and u[1] == 10 * MI)
+    wait_for(lambda: (u := usage(client)) and u[1] == 10 * MI, "usage of b")
     assert other.node.name == "node-2"
 
 
 def test_usage_is_zero_on_an_idle_node(client, kubelet):
-    assert wait_for("annotations", lambda: usage(client)) == (0, 0)
+    assert wait_for(lambda: usage(client), "annotations") == (0, 0)
 
 
 def test_nothing_a_real_node_would_not_have(client, kubelet):
     create_pod(client, "a", containers=busy("c", 10, MI))
     pod_in_phase(client, "a", "Running")
-    wait_for("annotations", lambda: usage(client))
+    wait_for(lambda: usage(client), "annotations")
     n = node(client)
     assert set(n) == {"apiVersion", "kind", "metadata", "spec", "status"}
     assert set(n["status"]) <= {"capacity", "allocatable", "conditions", "addresses",
@@ -61,8 +62,8 @@ def test_nothing_a_real_node_would_not_have(client, kubelet):
 def test_images_are_listed_largest_first(client, kubelet, runtime):
     for i, image in enumerate(("nginx:1.27", "busybox:1.36", "redis:7")):
         create_pod(client, f"p{i}", containers=[{"name": "c", "image": image}])
-    images = wait_for("three images", lambda: len(
-        imgs := node(client)["status"].get("images") or []) == 3 and imgs)
+    images = wait_for(lambda: len(
+        imgs := node(client)["status"].get("images") or []) == 3 and imgs, "three images")
     sizes = [i["sizeBytes"] for i in images]
     assert sizes == sorted(sizes, reverse=True)
     by_name = {i["names"][0]: i["sizeBytes"] for i in images}

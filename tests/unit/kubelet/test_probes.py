@@ -12,6 +12,7 @@ import pytest
 
 from minikube_py.kubelet.probes import ProbeSpec, Result, run_handler
 from minikube_py.runtime import ContainerConfig, FakeRuntime, SandboxConfig
+from tests.waiting import wait_for, wait_for_quietly
 
 from .conftest import (
     condition,
@@ -20,7 +21,6 @@ from .conftest import (
     event_messages,
     get_pod,
     pod_in_phase,
-    wait_for,
 )
 
 
@@ -167,7 +167,7 @@ def test_readiness_gates_ready_until_it_succeeds(client, kubelet, runtime):
     runtime.exec_exit_codes["c"] = 1
     create_pod(client, "p", containers=probed(readinessProbe=exec_probe()))
     pod = pod_in_phase(client, "p", "Running")
-    wait_for("Unhealthy event", lambda: event_messages(client, "p", "Unhealthy"))
+    wait_for(lambda: event_messages(client, "p", "Unhealthy"), "Unhealthy event")
     assert event_messages(client, "p", "Unhealthy")[0] == (
         "Readiness probe failed: fake exec: check")
     pod = get_pod(client, "p")
@@ -175,16 +175,16 @@ def test_readiness_gates_ready_until_it_succeeds(client, kubelet, runtime):
     assert (st["ready"], st["started"]) == (False, True)
     assert condition(pod, "Ready") == "False" and condition(pod, "ContainersReady") == "False"
     runtime.exec_exit_codes["c"] = 0
-    wait_for("ready", lambda: container_status(client, "p", "c").get("ready") is True)
+    wait_for(lambda: container_status(client, "p", "c").get("ready") is True, "ready")
     assert condition(get_pod(client, "p"), "Ready") == "True"
     # failureThreshold (3) failures make it unready again
     runtime.exec_exit_codes["c"] = 1
-    wait_for("unready", lambda: container_status(client, "p", "c").get("ready") is False)
+    wait_for(lambda: container_status(client, "p", "c").get("ready") is False, "unready")
 
 
 def test_readiness_success_threshold(client, kubelet, runtime):
     create_pod(client, "p", containers=probed(readinessProbe=exec_probe(successThreshold=3)))
-    wait_for("ready", lambda: container_status(client, "p", "c").get("ready") is True)
+    wait_for(lambda: container_status(client, "p", "c").get("ready") is True, "ready")
     checks = [h for h in runtime.exec_history if h[1] == "c"]
     assert len(checks) >= 3
 
@@ -194,15 +194,15 @@ def test_liveness_failure_kills_and_restarts(client, kubelet, runtime):
     pod_in_phase(client, "p", "Running")
     assert container_status(client, "p", "c")["ready"] is True  # no readiness probe
     runtime.exec_exit_codes["c"] = 1
-    wait_for("restart", lambda: container_status(client, "p", "c").get("restartCount", 0) >= 1)
+    wait_for(lambda: container_status(client, "p", "c").get("restartCount", 0) >= 1, "restart")
     assert "Liveness probe failed: fake exec: check" in event_messages(client, "p", "Unhealthy")
     assert "Container c failed liveness probe, will be restarted" in \
         event_messages(client, "p", "Killing")
     st = container_status(client, "p", "c")
     assert st["lastState"]["terminated"]["exitCode"] == 143
     # it keeps failing: killed again, and the back-off applies
-    wait_for("crash loop", lambda: container_status(client, "p", "c")
-             .get("restartCount", 0) >= 2)
+    wait_for(lambda: container_status(client, "p", "c")
+             .get("restartCount", 0) >= 2, "crash loop")
 
 
 def test_liveness_failure_with_restart_never(client, kubelet, runtime):
@@ -222,26 +222,26 @@ def test_startup_probe_gates_liveness_and_readiness(client, kubelet, runtime):
                         "periodSeconds": 1},
         livenessProbe={"tcpSocket": {"host": "127.0.0.1", "port": free_port()},
                        "periodSeconds": 1}))
-    wait_for("startup failures", lambda: len(event_messages(client, "p", "Unhealthy")) >= 3
+    wait_for(lambda: len(event_messages(client, "p", "Unhealthy")) >= 3
              or [m for m in event_messages(client, "p", "Unhealthy")
-                 if m.startswith("Startup")])
+                 if m.startswith("Startup")], "startup failures")
     # Probes start with the container; its status may be written a moment later.
-    st = wait_for("container status", lambda: container_status(client, "p", "c"))
+    st = wait_for(lambda: container_status(client, "p", "c"), "container status")
     assert (st["started"], st["ready"]) == (False, False)
     messages = event_messages(client, "p", "Unhealthy")
     assert all(m.startswith("Startup probe failed") for m in messages)
     runtime.exec_exit_codes["c"] = 0
-    wait_for("started", lambda: container_status(client, "p", "c").get("started") is True)
+    wait_for(lambda: container_status(client, "p", "c").get("started") is True, "started")
     # now liveness runs (and fails on the refused port) -> killed and restarted
-    wait_for("liveness ran", lambda: [m for m in event_messages(client, "p", "Unhealthy")
-                                      if m.startswith("Liveness probe failed: dial tcp")])
+    wait_for(lambda: [m for m in event_messages(client, "p", "Unhealthy")
+                      if m.startswith("Liveness probe failed: dial tcp")], "liveness ran")
 
 
 def test_startup_probe_failure_kills(client, kubelet, runtime):
     runtime.exec_exit_codes["c"] = 1
     create_pod(client, "p", containers=probed(startupProbe=exec_probe(failureThreshold=2)))
-    wait_for("killed", lambda: "Container c failed startup probe, will be restarted" in
-             event_messages(client, "p", "Killing"))
+    wait_for(lambda: "Container c failed startup probe, will be restarted" in
+             event_messages(client, "p", "Killing"), "killed")
 
 
 def test_http_readiness_probe_against_the_host(client, kubelet, server):
@@ -251,11 +251,11 @@ def test_http_readiness_probe_against_the_host(client, kubelet, server):
         "ports": [{"name": "http", "containerPort": server.port}],
         "readinessProbe": {"httpGet": {"host": "127.0.0.1", "port": "http", "path": "/ready"},
                            "periodSeconds": 1}}])
-    wait_for("Unhealthy", lambda: "Readiness probe failed: HTTP probe failed with "
-             "statuscode: 500" in event_messages(client, "p", "Unhealthy"))
+    wait_for(lambda: "Readiness probe failed: HTTP probe failed with "
+             "statuscode: 500" in event_messages(client, "p", "Unhealthy"), "Unhealthy")
     assert container_status(client, "p", "c")["ready"] is False
     server.status = 200
-    wait_for("ready", lambda: container_status(client, "p", "c").get("ready") is True)
+    wait_for(lambda: container_status(client, "p", "c").get("ready") is True, "ready")
     assert server.requests[-1][0] == "/ready"
 
 
@@ -266,30 +266,22 @@ def test_initial_delay_holds_probes_back(client, kubelet, runtime):
     pod_in_phase(client, "p", "Running")
     assert not wait_for_quietly(lambda: [h for h in runtime.exec_history if h[1] == "c"], 1.0)
     assert container_status(client, "p", "c")["ready"] is False
-    wait_for("ready after the delay", lambda: container_status(client, "p", "c")
-             .get("ready") is True)
-
-
-def wait_for_quietly(check: Any, seconds: float) -> Any:
-    """``check()`` never becoming true within ``seconds`` is the expected outcome."""
-    try:
-        return wait_for("nothing", check, timeout=seconds)
-    except AssertionError:
-        return None
+    wait_for(lambda: container_status(client, "p", "c")
+             .get("ready") is True, "ready after the delay")
 
 
 def test_probe_workers_stop_with_the_pod(client, kubelet):
     create_pod(client, "p", containers=probed(readinessProbe=exec_probe(),
                                               livenessProbe=exec_probe()))
-    wait_for("two workers", lambda: kubelet.probes.worker_count() == 2)
+    wait_for(lambda: kubelet.probes.worker_count() == 2, "two workers")
     client.delete("pods", "default", "p")
-    wait_for("pod gone", lambda: not client.list("pods", namespace="default").items)
-    wait_for("workers stopped", lambda: kubelet.probes.worker_count() == 0)
+    wait_for(lambda: not client.list("pods", namespace="default").items, "pod gone")
+    wait_for(lambda: kubelet.probes.worker_count() == 0, "workers stopped")
 
 
 def test_probe_workers_stop_with_the_kubelet(client, make_kubelet):
     kubelet = make_kubelet()
     create_pod(client, "p", containers=probed(readinessProbe=exec_probe()))
-    wait_for("worker", lambda: kubelet.probes.worker_count() == 1)
+    wait_for(lambda: kubelet.probes.worker_count() == 1, "worker")
     kubelet.stop()
     assert kubelet.probes.worker_count() == 0

@@ -10,6 +10,8 @@ import pytest
 from minikube_py.api.errors import BadRequest
 from minikube_py.kubelet.backoff import RestartBackoff
 from minikube_py.kubelet.sync import go_duration
+from tests.clock import FakeClock
+from tests.waiting import wait_for
 
 from .conftest import (
     container_status,
@@ -17,22 +19,13 @@ from .conftest import (
     event_messages,
     get_pod,
     pod_in_phase,
-    wait_for,
 )
 
 KEY = ("uid", "c")
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_backoff_first_exit_restarts_at_once_then_doubles_to_the_cap():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     b = RestartBackoff(base=10, cap=40, reset=600, clock=clock)
     delays = []
     for _ in range(6):
@@ -41,7 +34,7 @@ def test_backoff_first_exit_restarts_at_once_then_doubles_to_the_cap():
         delays.append(wait)
         if wait:
             assert b.remaining(KEY, finished, finished - 1) == wait  # asking is free
-            clock.now += wait  # wait it out
+            clock.advance(wait)  # wait it out
             assert b.remaining(KEY, finished, finished - 1) == 0.0  # restarts now
     # 1st exit: at once (the entry opens at 10); then 10, 20, 40, 40 (cap), ...
     assert delays == [0.0, 10.0, 20.0, 40.0, 40.0, 40.0]
@@ -53,12 +46,12 @@ def test_backoff_first_exit_restarts_at_once_then_doubles_to_the_cap():
     (5.0, 15.0, 20.0),      # crashing again soon: doubled
 ])
 def test_backoff_reset(ran, gap, want):
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     b = RestartBackoff(base=10, cap=300, reset=600, clock=clock)
     assert b.remaining(KEY, clock.now, clock.now - 1) == 0.0   # first exit
-    clock.now += 10
+    clock.advance(10)
     assert b.remaining(KEY, clock.now - 10, None) == 0.0        # second, after its 10 s
-    clock.now += gap
+    clock.advance(gap)
     finished = clock.now
     if want == 0.0:
         assert b.remaining(KEY, finished, finished - ran) == 0.0
@@ -68,7 +61,7 @@ def test_backoff_reset(ran, gap, want):
 
 
 def test_backoff_forget_drops_a_pods_entries():
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     b = RestartBackoff(base=10, cap=300, clock=clock)
     b.remaining(KEY, clock.now)
     assert b.remaining(KEY, clock.now) == 10.0
@@ -100,22 +93,23 @@ def test_crash_loop_back_off_status_event_and_rising_count(client, make_kubelet)
         waiting = st.get("state", {}).get("waiting", {})
         return st if waiting.get("reason") == "CrashLoopBackOff" else None
 
-    st = wait_for("CrashLoopBackOff", backing_off)
+    # The first back-off lasts 300 ms: poll often enough to see it, not the next.
+    st = wait_for(backing_off, "CrashLoopBackOff", interval=0.02)
     assert st["state"]["waiting"]["message"] == (
         f"back-off 300ms restarting failed container=c pod=p_default({uid})")
     assert st["lastState"]["terminated"]["exitCode"] == 1
     assert st["lastState"]["terminated"]["reason"] == "Error"
     assert st["ready"] is False
     assert get_pod(client, "p")["status"]["phase"] == "Running"
-    wait_for("BackOff event", lambda: event_messages(client, "p", "BackOff"))
+    wait_for(lambda: event_messages(client, "p", "BackOff"), "BackOff event")
     assert event_messages(client, "p", "BackOff")[0] == (
         f"Back-off restarting failed container c in pod p_default({uid})")
     # The delay doubles (to the 600ms cap) while the count keeps rising.
-    wait_for("doubled back-off", lambda: "back-off 600ms" in (
+    wait_for(lambda: "back-off 600ms" in (
         container_status(client, "p", "c").get("state", {}).get("waiting", {})
-        .get("message", "")))
-    wait_for("restartCount >= 3", lambda: container_status(client, "p", "c")
-             .get("restartCount", 0) >= 3)
+        .get("message", "")), "doubled back-off")
+    wait_for(lambda: container_status(client, "p", "c")
+             .get("restartCount", 0) >= 3, "restartCount >= 3")
 
 
 @pytest.mark.parametrize(("policy", "code", "restarts", "phase"), [
@@ -130,8 +124,8 @@ def test_restart_policy(client, make_kubelet, runtime, policy, code, restarts, p
     make_kubelet(restart_backoff=(0.05, 0.1))
     create_pod(client, "p", restartPolicy=policy, containers=crashing(code=code))
     if restarts:
-        wait_for("restarts", lambda: container_status(client, "p", "c")
-                 .get("restartCount", 0) >= 2)
+        wait_for(lambda: container_status(client, "p", "c")
+                 .get("restartCount", 0) >= 2, "restarts")
         assert get_pod(client, "p")["status"]["phase"] == phase
     else:
         pod_in_phase(client, "p", phase)
@@ -147,15 +141,15 @@ def test_failed_init_container_is_restarted_with_back_off(client, make_kubelet):
         statuses = get_pod(client, "p").get("status", {}).get("initContainerStatuses") or [{}]
         return int(statuses[0].get("restartCount", 0))
 
-    wait_for("init restarts", lambda: init_restarts() >= 2)
+    wait_for(lambda: init_restarts() >= 2, "init restarts")
     assert get_pod(client, "p")["status"]["phase"] == "Pending"
 
 
 def test_only_the_last_exited_instance_is_kept(client, make_kubelet, runtime):
     make_kubelet(restart_backoff=(0.05, 0.05))
     create_pod(client, "p", containers=crashing())
-    wait_for("restarts", lambda: container_status(client, "p", "c")
-             .get("restartCount", 0) >= 4)
+    wait_for(lambda: container_status(client, "p", "c")
+             .get("restartCount", 0) >= 4, "restarts")
     # The current instance and the one before it: nothing older piles up.
     assert len(runtime.list_containers()) <= 2
 
@@ -164,9 +158,9 @@ def test_logs_previous_returns_the_last_terminated_instance(client, make_kubelet
     kubelet = make_kubelet(restart_backoff=(30.0, 60.0))
     create_pod(client, "p", containers=crashing())
     # Exit 1 restarts at once; exit 2 waits 30 s in CrashLoopBackOff.
-    st = wait_for("back-off", lambda: (s := container_status(client, "p", "c"))
+    st = wait_for(lambda: (s := container_status(client, "p", "c"))
                   .get("state", {}).get("waiting", {}).get("reason") == "CrashLoopBackOff"
-                  and s)
+                  and s, "back-off")
     assert st["restartCount"] == 1
     pod = get_pod(client, "p")
     previous = b"".join(kubelet.logs(pod, "c", previous=True))
@@ -189,8 +183,8 @@ def test_logs_previous_of_a_running_restarted_container(client, make_kubelet, ru
         kubelet.logs(pod, "c", previous=True)
     [first] = runtime.list_containers()
     runtime.stop_container(first.id)  # it "crashes": restarted at once (first exit)
-    wait_for("restarted", lambda: container_status(client, "p", "c").get("restartCount") == 1
-             and "running" in container_status(client, "p", "c")["state"])
+    wait_for(lambda: container_status(client, "p", "c").get("restartCount") == 1
+             and "running" in container_status(client, "p", "c")["state"], "restarted")
     previous = b"".join(kubelet.logs(get_pod(client, "p"), "c", previous=True))
     assert b"received SIGTERM" in previous
     assert previous == b"".join(runtime.container_logs(first.id))

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from minikube_py.kubelet.terminator import Terminator, parallel
+from tests.waiting import wait_for
 
 from .conftest import (
     container_status,
@@ -15,7 +16,6 @@ from .conftest import (
     event_messages,
     events_for,
     pod_in_phase,
-    wait_for,
 )
 
 STUBBORN = [{"name": "c", "image": "busybox",
@@ -40,7 +40,7 @@ def test_terminator_runs_one_job_per_key_and_stops():
     assert t.submit("a", job) is False  # still running
     assert t.busy("a")
     release.set()
-    wait_for("job done", lambda: not t.busy("a"))
+    wait_for(lambda: not t.busy("a"), "job done")
     assert t.submit("a", lambda: ran.append("again")) is True
     t.stop(2)
     assert t.submit("b", lambda: None) is False
@@ -58,14 +58,14 @@ def test_graceful_delete_kills_after_the_grace_without_blocking_other_pods(clien
     pod_in_phase(client, "slow", "Running")
     started = time.monotonic()
     client.delete("pods", "default", "slow")
-    wait_for("Killing event", lambda: event_messages(client, "slow", "Killing"))
+    wait_for(lambda: event_messages(client, "slow", "Killing"), "Killing event")
     # Meanwhile other pods are synced at once (no worker waits for the grace period).
     for i in range(6):  # more pods than workers
         create_pod(client, f"other-{i}")
     for i in range(6):
         pod_in_phase(client, f"other-{i}", "Running", timeout=1.5)
     assert not gone(client, "slow")  # still within its grace period
-    wait_for("slow pod deleted", lambda: gone(client, "slow"))
+    wait_for(lambda: gone(client, "slow"), "slow pod deleted")
     took = time.monotonic() - started
     assert 1.0 <= took < 6, took
     assert event_messages(client, "slow", "Killing") == ["Stopping container c"]
@@ -94,22 +94,22 @@ def test_force_delete_kills_immediately(client, kubelet, runtime):
     create_pod(client, "slow", containers=STUBBORN, terminationGracePeriodSeconds=30)
     pod_in_phase(client, "slow", "Running")
     client.delete("pods", "default", "slow")  # graceful: 30 s
-    wait_for("Killing", lambda: event_messages(client, "slow", "Killing"))
+    wait_for(lambda: event_messages(client, "slow", "Killing"), "Killing")
     started = time.monotonic()
     client.delete("pods", "default", "slow", grace_period_seconds=0)  # --force
-    wait_for("sandbox removed", lambda: runtime.list_sandboxes() == [])
+    wait_for(lambda: runtime.list_sandboxes() == [], "sandbox removed")
     assert time.monotonic() - started < 3
-    wait_for("termination finished", lambda: kubelet.syncer.terminating() == [])
+    wait_for(lambda: kubelet.syncer.terminating() == [], "termination finished")
 
 
 def test_a_second_delete_shortens_the_grace_period(client, kubelet, runtime):
     create_pod(client, "slow", containers=STUBBORN, terminationGracePeriodSeconds=30)
     pod_in_phase(client, "slow", "Running")
     client.delete("pods", "default", "slow")
-    wait_for("Killing", lambda: event_messages(client, "slow", "Killing"))
+    wait_for(lambda: event_messages(client, "slow", "Killing"), "Killing")
     started = time.monotonic()
     client.delete("pods", "default", "slow", grace_period_seconds=1)
-    wait_for("pod deleted", lambda: gone(client, "slow"))
+    wait_for(lambda: gone(client, "slow"), "pod deleted")
     assert time.monotonic() - started < 5
 
 
@@ -117,7 +117,7 @@ def test_force_deleting_a_running_pod_cleans_up(client, kubelet, runtime):
     create_pod(client, "web")
     pod_in_phase(client, "web", "Running")
     client.delete("pods", "default", "web", grace_period_seconds=0)
-    wait_for("sandbox removed", lambda: runtime.list_sandboxes() == [])
+    wait_for(lambda: runtime.list_sandboxes() == [], "sandbox removed")
     assert runtime.list_containers() == []
 
 
@@ -128,7 +128,7 @@ def test_pre_stop_exec_hook_runs_before_the_stop(client, kubelet, runtime):
     create_pod(client, "p", containers=containers)
     pod_in_phase(client, "p", "Running")
     client.delete("pods", "default", "p")
-    wait_for("pod deleted", lambda: gone(client, "p"))
+    wait_for(lambda: gone(client, "p"), "pod deleted")
     assert ("c", ("nginx", "-s", "quit")) in [(h[1], h[2]) for h in runtime.exec_history]
 
 
@@ -140,18 +140,19 @@ def test_failing_pre_stop_hook_is_reported_and_the_stop_goes_on(client, kubelet)
     create_pod(client, "p", containers=containers)
     pod_in_phase(client, "p", "Running")
     client.delete("pods", "default", "p")
-    wait_for("pod deleted", lambda: gone(client, "p"))
+    wait_for(lambda: gone(client, "p"), "pod deleted")
     assert event_messages(client, "p", "FailedPreStopHook") == [
         "PreStopHook failed: fake exec: drain"]
 
 
 def test_deleting_a_pod_stuck_pending_is_quick(client, kubelet):
     create_pod(client, "ghost", containers=[{"name": "c", "image": "ghost:1"}])
-    wait_for("ErrImagePull", lambda: container_status(client, "ghost", "c")
+    wait_for(lambda: container_status(client, "ghost", "c")
              .get("state", {}).get("waiting", {}).get("reason") in ("ErrImagePull",
-                                                                    "ImagePullBackOff"))
+                                                                    "ImagePullBackOff"),
+             "ErrImagePull")
     client.delete("pods", "default", "ghost")
-    wait_for("pod deleted", lambda: gone(client, "ghost"))
+    wait_for(lambda: gone(client, "ghost"), "pod deleted")
     assert "Killing" not in [e["reason"] for e in events_for(client, "ghost")]
 
 
@@ -162,12 +163,12 @@ def test_terminating_pod_is_not_restarted(client, make_kubelet, runtime):
                                                    "value": "1"}]},
         {"name": "crashy", "image": "busybox", "env": [{"name": "FAKE_EXIT_CODE",
                                                         "value": "1"}]}])
-    wait_for("crash looping", lambda: container_status(client, "p", "crashy")
-             .get("restartCount", 0) >= 1)
+    wait_for(lambda: container_status(client, "p", "crashy")
+             .get("restartCount", 0) >= 1, "crash looping")
     client.delete("pods", "default", "p")
-    wait_for("Killing", lambda: event_messages(client, "p", "Killing"))
+    wait_for(lambda: event_messages(client, "p", "Killing"), "Killing")
     stream = runtime.events()
-    wait_for("pod deleted", lambda: gone(client, "p"))  # a whole grace period later
+    wait_for(lambda: gone(client, "p"), "pod deleted")  # a whole grace period later
     created = []
     while (ev := stream.next(timeout=0)) is not None:
         if ev.type == "container-created":

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import textwrap
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from minikube_py.scheduler.queue import SchedulingQueue
 from minikube_py.scheduler.scheduler import Scheduler
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
+from tests.clock import FakeClock
 from tests.waiting import wait_for
 
 
@@ -54,13 +54,9 @@ def run(registry: Registry, **kwargs: Any) -> Scheduler:
 
 
 def wait_bound(registry: Registry, name: str, timeout: float = 10) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        bound = registry.get("pods", "default", name)["spec"].get("nodeName")
-        if bound:
-            return str(bound)
-        time.sleep(0.02)
-    raise AssertionError(f"{name} was not bound")
+    """The node ``name`` gets bound to."""
+    return str(wait_for(lambda: registry.get("pods", "default", name)["spec"].get("nodeName"),
+                        f"{name} to be bound", timeout=timeout))
 
 
 def test_least_allocated_spreads_and_most_allocated_packs(registry: Registry, tmp_path: Path):
@@ -173,9 +169,9 @@ def test_a_failed_bind_forgets_the_assumption_and_retries(registry: Registry):
 
 
 def test_unconfirmed_assumption_expires(registry: Registry):
-    now = [1000.0]
+    clock = FakeClock(1000.0)
     client = LocalClient(registry)
-    sched = Scheduler(client, seed=1, clock=lambda: now[0], assume_ttl=30)
+    sched = Scheduler(client, seed=1, clock=clock, assume_ttl=30)
     for n in registry.store.list("nodes").items:
         sched._node_added(n)
     p = registry.create(pod("ghost"))
@@ -183,10 +179,10 @@ def test_unconfirmed_assumption_expires(registry: Registry):
         sched.snapshot.assume(p, "n1")
         sched._assumed[p["metadata"]["uid"]] = (p, 1000.0)
     assert sched.snapshot.requested_of("n1")["cpu"] == 500
-    now[0] += 29
+    clock.advance(29)
     sched._expire_assumed()
     assert sched.snapshot.requested_of("n1")["cpu"] == 500
-    now[0] += 2
+    clock.advance(2)
     sched._expire_assumed()
     assert sched.snapshot.requested_of("n1").get("cpu", 0) == 0
 
@@ -214,12 +210,8 @@ def test_concurrent_creates_never_overcommit_a_node(registry: Registry):
             t.start()
         for t in threads:
             t.join()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            pods = registry.store.list("pods").items
-            if sum(1 for p in pods if p["spec"].get("nodeName")) == 6:
-                break
-            time.sleep(0.05)
+        wait_for(lambda: sum(1 for p in registry.store.list("pods").items
+                             if p["spec"].get("nodeName")) == 6, "6 pods bound", timeout=10)
         per_node: dict[str, int] = {}
         for p in registry.store.list("pods").items:
             if p["spec"].get("nodeName"):

@@ -9,15 +9,8 @@ from typing import Any
 import pytest
 
 from minikube_py.scheduler.queue import SchedulingQueue
+from tests.clock import FakeClock
 from tests.waiting import blocked_in, wait_for
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def pod(name: str, priority: int = 0) -> dict[str, Any]:
@@ -25,12 +18,12 @@ def pod(name: str, priority: int = 0) -> dict[str, Any]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(1000.0)
 
 
 @pytest.fixture
-def q(clock: Clock) -> SchedulingQueue:
+def q(clock: FakeClock) -> SchedulingQueue:
     return SchedulingQueue(clock=clock)
 
 
@@ -44,10 +37,10 @@ def names(q: SchedulingQueue, n: int) -> list[str]:
     return out
 
 
-def test_priority_first_then_arrival(q: SchedulingQueue, clock: Clock):
+def test_priority_first_then_arrival(q: SchedulingQueue, clock: FakeClock):
     for name, prio in [("low-1", 0), ("high", 100), ("low-2", 0), ("mid", 10)]:
         q.add(pod(name, prio))
-        clock.t += 1
+        clock.advance(1)
     assert names(q, 4) == ["high", "mid", "low-1", "low-2"]
     assert q.pop(timeout=0) is None
 
@@ -61,36 +54,36 @@ def test_adding_twice_queues_once(q: SchedulingQueue):
 
 @pytest.mark.parametrize("attempts, backoff", [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0),
                                                (5, 10.0), (9, 10.0)])
-def test_backoff_doubles_from_one_to_ten_seconds(q: SchedulingQueue, clock: Clock,
+def test_backoff_doubles_from_one_to_ten_seconds(q: SchedulingQueue, clock: FakeClock,
                                                  attempts: int, backoff: float):
     q.add(pod("a"))
     for _ in range(attempts):
         qp = q.pop(timeout=0)
         assert qp is not None
         q.add_backoff(qp, "bind failed")
-        clock.t += 100  # let it out again
+        clock.advance(100)  # let it out again
     assert qp.attempts == attempts
-    assert qp.backoff_until - (clock.t - 100) == pytest.approx(backoff)
+    assert qp.backoff_until - (clock.now - 100) == pytest.approx(backoff)
 
 
-def test_backoff_holds_the_pod_until_it_expires(q: SchedulingQueue, clock: Clock):
+def test_backoff_holds_the_pod_until_it_expires(q: SchedulingQueue, clock: FakeClock):
     q.add(pod("a"))
     qp = q.pop(timeout=0)
     assert qp is not None
     q.add_backoff(qp, "error")
     assert q.pop(timeout=0) is None
-    clock.t += 0.99
+    clock.advance(0.99)
     assert q.pop(timeout=0) is None
-    clock.t += 0.02
+    clock.advance(0.02)
     assert names(q, 1) == ["a"]
 
 
-def test_unschedulable_is_parked_until_a_cluster_event(q: SchedulingQueue, clock: Clock):
+def test_unschedulable_is_parked_until_a_cluster_event(q: SchedulingQueue, clock: FakeClock):
     q.add(pod("a"))
     qp = q.pop(timeout=0)
     assert qp is not None
     q.add_unschedulable(qp, "0/1 nodes are available: 1 Insufficient cpu.")
-    clock.t += 60
+    clock.advance(60)
     assert q.pop(timeout=0) is None  # backoff long over, still parked
     assert q.pending()["unschedulable"][0]["lastFailure"].startswith("0/1 nodes")
     assert q.move_all("NodeAdd") == 1
@@ -98,46 +91,46 @@ def test_unschedulable_is_parked_until_a_cluster_event(q: SchedulingQueue, clock
 
 
 def test_unschedulable_retried_after_five_minutes_without_events(q: SchedulingQueue,
-                                                                 clock: Clock):
+                                                                 clock: FakeClock):
     q.add(pod("a"))
     qp = q.pop(timeout=0)
     assert qp is not None
     q.add_unschedulable(qp, "no fit")
-    clock.t += 299
+    clock.advance(299)
     assert q.pop(timeout=0) is None
-    clock.t += 2
+    clock.advance(2)
     assert names(q, 1) == ["a"]
 
 
 def test_event_during_the_attempt_sends_it_to_backoff_not_parking(q: SchedulingQueue,
-                                                                   clock: Clock):
+                                                                   clock: FakeClock):
     q.add(pod("a"))
     qp = q.pop(timeout=0)
     assert qp is not None
     q.move_all("NodeAdd")  # a node arrived while "a" was being scheduled
     q.add_unschedulable(qp, "no fit")
     assert q.pending()["backoff"][0]["pod"] == "default/a"
-    clock.t += 1.1
+    clock.advance(1.1)
     assert names(q, 1) == ["a"]
 
 
-def test_moved_pods_still_wait_out_their_backoff(q: SchedulingQueue, clock: Clock):
+def test_moved_pods_still_wait_out_their_backoff(q: SchedulingQueue, clock: FakeClock):
     q.add(pod("a"))
     qp = q.pop(timeout=0)
     assert qp is not None
     q.add_unschedulable(qp, "no fit")
     q.move_all("PodDelete")  # immediately: backoff (1 s) not over yet
     assert q.pop(timeout=0) is None
-    clock.t += 1.01
+    clock.advance(1.01)
     assert names(q, 1) == ["a"]
 
 
-def test_update_of_a_parked_pod_retries_it(q: SchedulingQueue, clock: Clock):
+def test_update_of_a_parked_pod_retries_it(q: SchedulingQueue, clock: FakeClock):
     q.add(pod("a"))
     qp = q.pop(timeout=0)
     assert qp is not None
     q.add_unschedulable(qp, "no fit")
-    clock.t += 2
+    clock.advance(2)
     q.update(pod("a", priority=5))
     qp = q.pop(timeout=0)
     assert qp is not None and qp.priority == 5

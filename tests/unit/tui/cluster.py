@@ -1,5 +1,6 @@
 """Helpers for the dashboard's Pilot tests: a real control plane on hollow nodes,
-the dashboard attached to it over HTTP, and waiting for what the screen shows.
+the dashboard attached to it over HTTP. Waiting for what the screen shows is
+:func:`tests.waiting.until`.
 
 Tests are plain functions that run one coroutine with ``asyncio.run`` (no
 pytest-asyncio): ``run_app(client, scenario)`` starts the app headless at a
@@ -9,7 +10,6 @@ fixed 120x40 terminal and awaits ``scenario(pilot, app)``.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -56,19 +56,6 @@ def run_app(client: HTTPClient, scenario: Scenario, **kwargs: Any) -> DashboardA
 
     asyncio.run(main())
     return app
-
-
-async def until(pilot: Pilot[None], predicate: Callable[[], Any], what: str,
-                timeout: float = 15.0) -> Any:
-    """Let the app run until ``predicate()`` is truthy; fail naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
 
 
 def deployment(name: str, replicas: int, *, cpu: str = "100m",

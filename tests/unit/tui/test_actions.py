@@ -23,6 +23,7 @@ from minikube_py.api.errors import NotFound
 from minikube_py.client import kubeconfig
 from minikube_py.client.http import HTTPClient
 from minikube_py.controlplane import ControlPlane, Options
+from tests.waiting import wait_for
 from tui import actions
 from tui.actions import PartialFailure
 
@@ -47,17 +48,6 @@ def plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ControlPlane]:
 @pytest.fixture(scope="module")
 def client(plane: ControlPlane) -> HTTPClient:
     return HTTPClient(kubeconfig.load(plane.kubeconfig_path))
-
-
-def wait_for(predicate: Callable[[], Any], what: str, timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def unique(prefix: str) -> str:

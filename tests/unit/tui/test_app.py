@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import load
 from minikube_py.controlplane import ControlPlane, Options
-from tests.waiting import wait_for
+from tests.waiting import until, wait_for
 from tui.app import VIEWS, DashboardApp
 from tui.help import HelpScreen
 from tui.screens import (
@@ -30,7 +30,7 @@ from tui.views.queue import QueueView
 from tui.views.scores import ScoresView
 from tui.views.workloads import WorkloadsView
 
-from .cluster import client, deployment, plane, pod, run_app, until
+from .cluster import client, deployment, plane, pod, run_app
 
 __all__ = ["client", "plane"]  # fixtures used by name
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from minikube_py.api.errors import NotFound
 from minikube_py.client import kubeconfig
 from minikube_py.client.http import HTTPClient
 from minikube_py.controlplane import ControlPlane, Options
+from tests.waiting import until, wait_for
 from tui.screens import (
     ApplyDialog,
     ConfirmDialog,
@@ -41,7 +41,6 @@ from tui.screens import (
 )
 
 SIZE = (100, 30)
-TIMEOUT = 10.0
 
 
 # ------------------------------------------------------------------ harness
@@ -73,29 +72,6 @@ def run(screen: Screen[Any], scenario: Scenario) -> Host:
 
     asyncio.run(main())
     return host
-
-
-async def until(pilot: Pilot[None], predicate: Callable[[], Any], what: str,
-                timeout: float = TIMEOUT) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-
-
-def wait_for(predicate: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 # ------------------------------------------------------------------ cluster

@@ -1,4 +1,6 @@
-"""Pod resource requests, computed the way Kubernetes computes them.
+"""Pod resource requests, computed the way Kubernetes computes them: the one
+place the scheduler, the kubelet's admission, ``describe`` and the dashboard
+ask.
 
 This is ``k8s.io/component-helpers/resource.PodRequests`` as kube-scheduler
 v1.32 calls it (pod-level resources and in-place resize are alpha there, so
@@ -28,10 +30,11 @@ reaches the scheduler, and the scheduler must not crash on a stray object.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Protocol, TypeVar
 
-from minikube_py.api.quantity import Quantity, QuantityError
+from .access import items as _list
+from .quantity import Quantity, QuantityError
 
 __all__ = [
     "CPU",
@@ -42,6 +45,7 @@ __all__ = [
     "PODS",
     "is_scalar_resource_name",
     "is_sidecar",
+    "combine_containers",
     "pod_nonzero_requests",
     "pod_requests",
     "resource_list_values",
@@ -115,43 +119,63 @@ def _container_nanos(container: object, non_missing: bool) -> dict[str, int]:
     return reqs
 
 
-def _add(into: dict[str, int], other: Mapping[str, int]) -> None:
+class _Summable(Protocol):
+    def __add__(self, other: Any, /) -> Any: ...
+    def __gt__(self, other: Any, /) -> bool: ...
+
+
+V = TypeVar("V", bound=_Summable)
+
+
+def _add(into: dict[str, V], other: Mapping[str, V]) -> None:
     for name, value in other.items():
-        into[name] = into.get(name, 0) + value
+        into[name] = into[name] + value if name in into else value
 
 
-def _max(into: dict[str, int], other: Mapping[str, int]) -> None:
+def _max(into: dict[str, V], other: Mapping[str, V]) -> None:
     for name, value in other.items():
         if name not in into or value > into[name]:
             into[name] = value
 
 
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
+
+
+def combine_containers(spec: Mapping[str, Any],
+                       of: Callable[[Mapping[str, Any]], dict[str, V]]) -> dict[str, V]:
+    """What the pod's containers need together (overhead not included), from
+    ``of(container)`` per container: the app containers and sidecars summed,
+    or the peak of any init container's run if that is more (module
+    contract). Works for any values that add and compare (nano-units, or
+    :class:`Quantity`, which keeps its format for display)."""
+    total: dict[str, V] = {}
+    for container in _list(spec.get("containers")):
+        if isinstance(container, Mapping):
+            _add(total, of(container))
+    sidecars: dict[str, V] = {}
+    init_peak: dict[str, V] = {}
+    for container in _list(spec.get("initContainers")):
+        if not isinstance(container, Mapping):
+            continue
+        own = of(container)
+        if is_sidecar(container):
+            # A sidecar runs for the pod's whole life: it joins the app sum,
+            # and while it starts, every earlier sidecar is running too.
+            _add(total, own)
+            _add(sidecars, own)
+            use = dict(sidecars)
+        else:
+            use = dict(own)
+            _add(use, sidecars)
+        _max(init_peak, use)
+    _max(total, init_peak)
+    return total
 
 
 def _pod_nanos(pod: Mapping[str, Any], non_missing: bool) -> dict[str, int]:
     spec = pod.get("spec")
     if not isinstance(spec, Mapping):
         return {}
-    reqs: dict[str, int] = {}
-    for container in _list(spec.get("containers")):
-        _add(reqs, _container_nanos(container, non_missing))
-    sidecars: dict[str, int] = {}
-    init_peak: dict[str, int] = {}
-    for container in _list(spec.get("initContainers")):
-        creqs = _container_nanos(container, non_missing)
-        if isinstance(container, Mapping) and is_sidecar(container):
-            # A sidecar runs for the pod's whole life: it joins the app sum,
-            # and while it starts, every earlier sidecar is running too.
-            _add(reqs, creqs)
-            _add(sidecars, creqs)
-            use = dict(sidecars)
-        else:
-            use = dict(creqs)
-            _add(use, sidecars)
-        _max(init_peak, use)
-    _max(reqs, init_peak)
+    reqs = combine_containers(spec, lambda c: _container_nanos(c, non_missing))
     _add(reqs, _list_nanos(spec.get("overhead")))
     return reqs
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from minikube_py.scheduler.requests import (
+from minikube_py.api.podrequests import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     is_scalar_resource_name,
@@ -12,7 +12,7 @@ from minikube_py.scheduler.requests import (
     pod_requests,
 )
 
-from .builders import pod
+from .scheduler.builders import pod
 
 
 def c(name: str, restart: str | None = None, **req: str) -> dict:
