@@ -10,6 +10,7 @@ It sits above every other layer and reaches the cluster only through the API
   queue and decision records from ``/debug/scheduler``.
 * :mod:`.app`: the application, its keys and actions; :mod:`.views`: one
   module per view; :mod:`.widgets`: bars, sparklines and the keyed table;
-  :mod:`.screens`: logs, describe and the dialogs; :mod:`.actions`: what the
-  keys do to the cluster; :mod:`.command`: the ``tui`` command.
+  :mod:`.screens`: logs, describe and the dialogs; :mod:`.command`: the
+  ``tui`` command. What the keys do to the cluster is :mod:`minikube_py.ops`,
+  the verbs the CLI runs too.
 """

@@ -40,9 +40,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
 from minikube_py.api.errors import StatusError
-from minikube_py.cli.common import server_error
+from minikube_py.ops import nodes, objects, rollout
+from minikube_py.ops.apply import apply_paths
+from minikube_py.ops.errors import PartialFailure
+from minikube_py.ops.wording import server_error
 
-from . import actions
 from .help import HelpScreen
 from .model import DEFAULT_INTERVAL, ClusterModel, DashboardClient
 from .screens import ApplyDialog, ConfirmDialog, DescribeScreen, LogsScreen, ScaleDialog
@@ -101,7 +103,7 @@ def error_text(exc: BaseException) -> str:
     """How an action's failure reads: kubectl's wording for API errors."""
     if isinstance(exc, StatusError):
         return server_error(exc)
-    if isinstance(exc, actions.PartialFailure) and exc.done:
+    if isinstance(exc, PartialFailure) and exc.done:
         return "\n".join([*exc.done, *exc.errors])
     return str(exc) or type(exc).__name__
 
@@ -387,12 +389,12 @@ class DashboardApp(App[None]):
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self._background(f"delete {sel.ref}", partial(
-                    actions.delete, self.client, sel.resource, sel.namespace, sel.name))
+                    objects.delete, self.client, sel.resource, sel.namespace, sel.name))
 
         self.push_screen(ConfirmDialog(f"Delete {sel.resource} {sel.ref}?"), confirmed)
 
     def action_scale(self) -> None:
-        sel = self._selected(*actions.SCALABLE, verb="scale")
+        sel = self._selected(*objects.SCALABLE, verb="scale")
         if sel is None or sel.namespace is None:
             return
         obj = self.model.get(sel.resource, sel.ref) or {}
@@ -402,7 +404,7 @@ class DashboardApp(App[None]):
         def chosen(replicas: int | None) -> None:
             if replicas is not None:
                 self._background(f"scale {sel.ref}", partial(
-                    actions.scale, self.client, sel.resource, namespace, sel.name, replicas))
+                    objects.scale, self.client, sel.resource, namespace, sel.name, replicas))
 
         self.push_screen(ScaleDialog(sel.name, current), chosen)
 
@@ -410,24 +412,24 @@ class DashboardApp(App[None]):
         sel = self._selected("deployments", verb="rollout restart")
         if sel is not None and sel.namespace is not None:
             self._background(f"rollout restart {sel.ref}", partial(
-                actions.rollout_restart, self.client, sel.namespace, sel.name))
+                rollout.restart, self.client, sel.namespace, sel.name))
 
     def action_undo(self) -> None:
         sel = self._selected("deployments", verb="rollout undo")
         if sel is not None and sel.namespace is not None:
             self._background(f"rollout undo {sel.ref}", partial(
-                actions.rollout_undo, self.client, sel.namespace, sel.name))
+                rollout.rollback, self.client, sel.namespace, sel.name))
 
     def action_cordon(self) -> None:
         sel = self._selected("nodes", verb="cordon")
         if sel is not None:
-            self._background(f"cordon {sel.name}", partial(actions.cordon, self.client, sel.name))
+            self._background(f"cordon {sel.name}", partial(nodes.cordon, self.client, sel.name))
 
     def action_uncordon(self) -> None:
         sel = self._selected("nodes", verb="uncordon")
         if sel is not None:
             self._background(f"uncordon {sel.name}",
-                             partial(actions.uncordon, self.client, sel.name))
+                             partial(nodes.uncordon, self.client, sel.name))
 
     def action_drain(self) -> None:
         sel = self._selected("nodes", verb="drain")
@@ -436,7 +438,7 @@ class DashboardApp(App[None]):
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self._background(f"drain {sel.name}",
-                                 partial(actions.drain, self.client, sel.name))
+                                 partial(nodes.drain, self.client, sel.name))
 
         self.push_screen(ConfirmDialog(
             f"Drain node {sel.name}? It is cordoned and its pods are deleted "
@@ -446,7 +448,7 @@ class DashboardApp(App[None]):
         def picked(result: Any) -> None:
             paths = _paths(result)
             if paths:
-                self._background("apply", partial(actions.apply_paths, self.client, paths))
+                self._background("apply", partial(apply_paths, self.client, paths))
 
         self.push_screen(ApplyDialog(Path.cwd()), picked)
 

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from minikube_py.apiserver.server import ListenError
 from minikube_py.apiserver.tls import CertificateError
-from minikube_py.cli.daemon import add_control_plane_arguments, options_from_args
 from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import KubeconfigError, load
 from minikube_py.controlplane import ControlPlane
+from minikube_py.controlplane.arguments import add_control_plane_arguments, options_from_args
 from minikube_py.nodes import NodeConfigError
 from minikube_py.runtime.podman_service import PodmanUnavailable
 from minikube_py.store.journal import JournalCorrupt

@@ -18,12 +18,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..api import kinds
 from ..api.errors import StatusError
 from ..api.manifest import ManifestError, dump_yaml
 from ..client.http import HTTPClient, Unreachable
 from ..client.kubeconfig import KubeconfigError, load
-from .daemon import default_state_dir
+from ..controlplane.arguments import default_state_dir
+from ..ops.errors import OpError, PartialFailure
+from ..ops.wording import quoted_ref, resolve_kind, resource_ref, server_error
+
+__all__ = ["TABLE_ACCEPT", "CLIError", "client_options", "connect", "dump", "fail",
+           "handles_errors", "kubeconfig_path", "namespace", "print_table", "quoted_ref",
+           "resolve_kind", "resource_ref", "server_error"]
 
 TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 
@@ -61,37 +66,14 @@ def namespace(args: argparse.Namespace, client: HTTPClient) -> str:
     return getattr(args, "namespace", None) or client.endpoint.namespace
 
 
-def resource_ref(info: kinds.KindInfo, name: str) -> str:
-    """``pod/web`` or ``deployment.apps/web``, as kubectl prints them."""
-    kind = info.singular + (f".{info.group}" if info.group else "")
-    return f"{kind}/{name}"
-
-
-def quoted_ref(info: kinds.KindInfo, name: str) -> str:
-    """``pod "web"`` / ``deployment.apps "web"`` (kubectl's delete/scale wording)."""
-    kind = info.singular + (f".{info.group}" if info.group else "")
-    return f'{kind} "{name}"'
-
-
-class CLIError(Exception):
-    """A mistake on the client side; printed as ``error: ...`` (exit 1)."""
-
-
-def resolve_kind(name: str) -> kinds.KindInfo:
-    """``kinds.resolve`` for a command line: an unknown kind is the user's error."""
-    try:
-        return kinds.resolve(name)
-    except StatusError as exc:
-        raise CLIError(exc.message) from None
+class CLIError(OpError):
+    """A mistake on the command line; printed as ``error: ...`` (exit 1), as
+    every :class:`~minikube_py.ops.errors.OpError` is."""
 
 
 def fail(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return 1
-
-
-def server_error(exc: StatusError) -> str:
-    return f"Error from server ({exc.reason}): {exc.message}"
 
 
 def handles_errors(func: Callable[[argparse.Namespace], int]) -> Callable[
@@ -104,7 +86,13 @@ def handles_errors(func: Callable[[argparse.Namespace], int]) -> Callable[
             return func(args)
         except ManifestError as exc:
             return fail(exc.message)
-        except CLIError as exc:
+        except PartialFailure as exc:
+            for line in exc.done:
+                print(line)
+            for line in exc.errors:
+                print(line, file=sys.stderr)
+            return 1
+        except OpError as exc:
             return fail(str(exc))
         except StatusError as exc:
             print(server_error(exc), file=sys.stderr)

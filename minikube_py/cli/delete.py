@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 from ..api import kinds
-from ..api.errors import NotFound, StatusError
+from ..api.errors import StatusError
 from ..api.manifest import load_paths
-from ..client.http import HTTPClient
+from ..ops.objects import Target, delete, wait_gone
 from .common import (
     client_options,
     connect,
     handles_errors,
     namespace,
-    quoted_ref,
     resolve_kind,
     server_error,
 )
@@ -50,7 +48,7 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     client = connect(args)
     default_ns = namespace(args, client)
-    targets: list[tuple[kinds.KindInfo, str | None, str]] = []
+    targets: list[Target] = []
     if args.filename:
         for m in load_paths(args.filename, recursive=args.recursive, stdin=sys.stdin):
             info = kinds.for_object(m.obj)
@@ -68,42 +66,18 @@ def run(args: argparse.Namespace) -> int:
     if args.force and grace is None:
         grace = 0
     failures = 0
-    pending = []
-    for info, ns, name in targets:
+    done: list[tuple[Target, str]] = []
+    for target in targets:
+        info, ns, name = target
         try:
-            client.delete(info.plural, ns, name, grace_period_seconds=grace,
-                          propagation_policy=args.cascade.capitalize())
-            pending.append((info, ns, name))
+            line = delete(client, info.plural, ns, name, grace_period=grace,
+                          propagation=args.cascade.capitalize())
+            done.append((target, line))
         except StatusError as exc:
             print(server_error(exc), file=sys.stderr)
             failures += 1
     if args.wait == "true":
-        _wait_gone(client, pending, args.timeout)
-    for info, _, name in pending:
-        print(f"{quoted_ref(info, name)} deleted")
+        wait_gone(client, [target for target, _ in done], args.timeout)
+    for _, line in done:
+        print(line)
     return 1 if failures else 0
-
-
-def _wait_gone(client: HTTPClient, targets: list[tuple[kinds.KindInfo, str | None, str]],
-               timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    for info, ns, name in targets:
-        while time.monotonic() < deadline:
-            try:
-                obj = client.get(info.plural, ns, name)
-            except NotFound:
-                break
-            # Watch the one object until it goes, instead of polling it.
-            stream = client.watch(info.plural, namespace=ns,
-                                  field_selector=f"metadata.name={name}",
-                                  resource_version=obj["metadata"]["resourceVersion"])
-            try:
-                while time.monotonic() < deadline:
-                    ev = stream.next(timeout=min(1.0, max(0.0, deadline - time.monotonic())))
-                    if ev is not None and ev.type == "DELETED":
-                        break
-                else:
-                    continue
-                break
-            finally:
-                stream.stop()

@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from .common import client_options, connect, handles_errors, namespace, resolve_kind, resource_ref
+from ..ops.objects import scale
+from .common import client_options, connect, handles_errors, namespace
 
 
 def register(commands: Any) -> None:
@@ -27,17 +28,10 @@ def run(args: argparse.Namespace) -> int:
     if not name:
         print("error: scale needs KIND NAME (or KIND/NAME)", file=sys.stderr)
         return 1
-    info = resolve_kind(kind)
-    if info.plural not in ("deployments", "replicasets"):
-        print(f"error: {info.plural} cannot be scaled: only deployments and replicasets",
-              file=sys.stderr)
-        return 1
-    if args.replicas < 0:
+    if args.replicas < 0:  # kubectl's words for its flag
         print("error: The --replicas=COUNT flag is required, and COUNT must be greater than "
               "or equal to 0", file=sys.stderr)
         return 1
     client = connect(args)
-    client.patch(info.plural, namespace(args, client), name, "merge",
-                 {"spec": {"replicas": args.replicas}}, subresource="scale")
-    print(f"{resource_ref(info, name)} scaled")
+    print(scale(client, kind, namespace(args, client), name, args.replicas))
     return 0

@@ -80,7 +80,8 @@ class Client(Protocol):
 
     def patch(self, resource: str, namespace: str | None, name: str, patch_type: str,
               body: Any, *, subresource: str | None = None,
-              field_manager: str | None = None, force: bool = False) -> Object: ...
+              field_manager: str | None = None, force: bool = False,
+              dry_run: bool = False) -> Object: ...
 
     def delete(self, resource: str, namespace: str | None, name: str, *,
                grace_period_seconds: int | None = None,

@@ -268,11 +268,13 @@ class HTTPClient:
 
     def patch(self, resource: str, namespace: str | None, name: str, patch_type: str,
               body: Any, *, subresource: str | None = None,
-              field_manager: str | None = None, force: bool = False) -> Object:
+              field_manager: str | None = None, force: bool = False,
+              dry_run: bool = False) -> Object:
         info = kinds.by_plural(resource)
         result: Object = self._json(
             "PATCH", object_path(info, namespace, name, subresource),
-            query={"fieldManager": field_manager, "force": "true" if force else None},
+            query={"fieldManager": field_manager, "force": "true" if force else None,
+                   "dryRun": "All" if dry_run else None},
             body=body, content_type=_PATCH_TYPES[patch_type])
         return result
 

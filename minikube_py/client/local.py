@@ -75,11 +75,12 @@ class LocalClient:
 
     def patch(self, resource: str, namespace: str | None, name: str, patch_type: str,
               body: Any, *, subresource: str | None = None,
-              field_manager: str | None = None, force: bool = False) -> Object:
+              field_manager: str | None = None, force: bool = False,
+              dry_run: bool = False) -> Object:
         obj, _ = self.registry.patch(resource, namespace, name, patch_type, body,
                                      subresource=subresource,
                                      field_manager=field_manager or self.field_manager,
-                                     force=force)
+                                     force=force, dry_run=dry_run)
         return obj
 
     def delete(self, resource: str, namespace: str | None, name: str, *,

@@ -31,10 +31,10 @@ import pytest
 
 import minikube_py
 from minikube_py.apiserver.server import APIServer
-from minikube_py.cli.daemon import options_from_args
 from minikube_py.cli.main import build_parser
 from minikube_py.client import kubeconfig
 from minikube_py.controlplane import Options
+from minikube_py.controlplane.arguments import options_from_args
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
 

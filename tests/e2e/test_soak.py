@@ -39,14 +39,14 @@ from typing import Any
 import pytest
 
 from minikube_py.api.errors import Conflict, NotFound
-from minikube_py.cli.common import CLIError
-from minikube_py.cli.rollout import undo
 from minikube_py.client.local import LocalClient
 from minikube_py.controllers.deployment_util import (
     REVISION_ANNOTATION,
     equal_ignore_hash,
 )
 from minikube_py.controlplane import ControlPlane, Options
+from minikube_py.ops.errors import OpError
+from minikube_py.ops.rollout import undo
 from minikube_py.runtime.base import (
     CONTAINER_EXITED,
     CONTAINER_RUNNING,
@@ -197,7 +197,7 @@ class Soak:
     def rollback(self, name: str) -> None:
         try:
             result = undo(self.client, NS, name)
-        except CLIError:  # paused, or no previous revision yet: kubectl refuses too
+        except OpError:  # paused, or no previous revision yet: kubectl refuses too
             self.ops["undo-refused"] += 1
             return
         self.ops["undo" if result == "rolled back" else "undo-skipped"] += 1

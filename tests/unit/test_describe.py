@@ -14,15 +14,9 @@ from typing import Any
 
 import pytest
 
-from minikube_py.cli.describe import (
-    _Out,
-    _print_annotations,
-    _print_unstructured,
-    _smart_label,
-    describe,
-    human_duration,
-    tabwrite,
-)
+from minikube_py.ops.describe import Out, describe, human_duration, tabwrite
+from minikube_py.ops.describe.generic import _print_unstructured, _smart_label
+from minikube_py.ops.describe.sections import print_annotations
 
 NOW = 1714564800.0  # 2024-05-01T12:00:00Z
 
@@ -159,8 +153,8 @@ def test_tabwrite_keeps_text_without_trailing_newline() -> None:
     ({"kubectl.kubernetes.io/last-applied-configuration": "{}"}, "Annotations:\t<none>\n"),
 ])
 def test_annotations_multiline(annotations: dict[str, str], want: str) -> None:
-    out = _Out()
-    _print_annotations(out, "Annotations", annotations)
+    out = Out()
+    print_annotations(out, "Annotations", annotations)
     assert "".join(out.parts) == want
 
 
@@ -176,7 +170,7 @@ def test_unstructured_content_matches_kubectl() -> None:
         "items": [{"itemBool": True, "itemInt": 42}],
         "url": "http://localhost", "status": "ok",
     }
-    out = _Out()
+    out = Out()
     _print_unstructured(out, 0, obj, "", (".dummy1", ".metadata.dummy3"))
     assert "".join(out.parts) == (
         "API Version:\tv1\nDummy - Dummy:\tpresent\ndummy-dummy@dummy:\tpresent\n"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from minikube_py.cli.rollout import RolloutFailed, status_message
+from minikube_py.ops.rollout import RolloutFailed, status_message
 
 
 def dep(generation: int = 2, desired: int = 3, **status: Any) -> dict[str, Any]:

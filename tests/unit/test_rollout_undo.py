@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from minikube_py.cli import rollout
-from minikube_py.cli.common import CLIError
+from minikube_py.cli import rollout as rollout_command
 from minikube_py.cli.main import main
 from minikube_py.controllers import deployment_util as du
+from minikube_py.ops import rollout
+from minikube_py.ops.errors import OpError
 from tests.unit.controllers.test_deployment import Env, deployment, make_env, roll_to_end, rolling
 
 CAUSE = "kubernetes.io/change-cause"
@@ -84,7 +85,7 @@ def test_history_of_one_revision_prints_its_pod_template(history3: Env):
 
 
 def test_history_errors(history3: Env):
-    with pytest.raises(CLIError, match=r"^unable to find the specified revision$"):
+    with pytest.raises(OpError, match=r"^unable to find the specified revision$"):
         rollout.history(history3.client, "default", "web", 9)
 
 
@@ -136,7 +137,7 @@ def test_undo_to_the_current_revision_is_skipped(history3: Env):
 
 @pytest.mark.parametrize("to_revision", [7, -1])
 def test_undo_to_a_missing_revision(history3: Env, to_revision: int):
-    with pytest.raises(CLIError) as info:
+    with pytest.raises(OpError) as info:
         rollout.undo(history3.client, "default", "web", to_revision)
     assert str(info.value) == f"unable to find specified revision {to_revision} in history"
 
@@ -144,7 +145,7 @@ def test_undo_to_a_missing_revision(history3: Env, to_revision: int):
 def test_undo_without_history(env: Env):
     env.client.create(deployment(1))
     roll_to_end(env)
-    with pytest.raises(CLIError) as info:
+    with pytest.raises(OpError) as info:
         rollout.undo(env.client, "default", "web")
     assert str(info.value) == 'no rollout history found for deployment "web"'
 
@@ -153,7 +154,7 @@ def test_undo_of_a_paused_deployment_is_refused(history3: Env):
     def pause(d: dict[str, Any]) -> None:
         d["spec"]["paused"] = True
     history3.edit(pause)
-    with pytest.raises(CLIError) as info:
+    with pytest.raises(OpError) as info:
         rollout.undo(history3.client, "default", "web")
     assert str(info.value) == ("you cannot rollback a paused deployment; resume it first with "
                                "'kubectl rollout resume' and try again")
@@ -164,8 +165,8 @@ def test_undo_of_a_paused_deployment_is_refused(history3: Env):
 
 @pytest.fixture
 def cli(history3: Env, monkeypatch: pytest.MonkeyPatch) -> Env:
-    monkeypatch.setattr(rollout, "connect", lambda args: history3.client)
-    monkeypatch.setattr(rollout, "namespace", lambda args, client: "default")
+    monkeypatch.setattr(rollout_command, "connect", lambda args: history3.client)
+    monkeypatch.setattr(rollout_command, "namespace", lambda args, client: "default")
     return history3
 
 

@@ -7,7 +7,7 @@ reads the
 object (plus its events and the related objects kubectl's describers list) in
 a worker thread and shows, scrollable and read-only:
 
-* the ``kubectl describe`` text, laid out by :mod:`minikube_py.cli.describe`
+* the ``kubectl describe`` text, laid out by :mod:`minikube_py.ops.describe`
   exactly as ``minikube-py describe`` prints it; or
 * with ``yaml`` (``y`` toggles), the object as ``kubectl get -o yaml`` prints
   it by default: :func:`~minikube_py.api.manifest.dump_yaml`, without
@@ -37,11 +37,10 @@ from textual.worker import Worker, WorkerState
 from minikube_py.api import kinds
 from minikube_py.api.errors import StatusError
 from minikube_py.api.manifest import dump_yaml
-from minikube_py.cli.common import server_error
-from minikube_py.cli.describe import describe
-from minikube_py.cli.describe_cmd import _related
 from minikube_py.client.base import Client
-from minikube_py.client.http import HTTPClient
+from minikube_py.ops.describe import describe
+from minikube_py.ops.describe.fetch import events_for, related_objects
+from minikube_py.ops.wording import server_error
 
 __all__ = ["DescribeScreen", "describe_texts", "yaml_text"]
 
@@ -71,13 +70,8 @@ def describe_texts(client: Client, resource: str, namespace: str | None, name: s
         raise ValueError(exc.message) from None
     ns = namespace if info.namespaced else None
     obj = client.get(info.plural, ns, name)
-    selector = f"involvedObject.kind={info.kind},involvedObject.name={name}"
-    if info.kind != "Node":
-        # As the CLI: node events from kubelets carry the node's name as the uid.
-        selector += f",involvedObject.uid={obj['metadata'].get('uid', '')}"
-    events = client.list("events", namespace=ns, field_selector=selector).items
-    # _related only lists, which every Client can; its annotation names the CLI's client.
-    related = _related(cast(HTTPClient, client), info, obj, ns)
+    events = events_for(client, info, obj, ns)
+    related = related_objects(client, info, obj, ns)
     text = describe(info.kind, obj, events=events, related=related,
                     now=time.time() if now is None else now)
     return text, yaml_text(obj)

@@ -39,7 +39,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Log, Static
 
 from minikube_py.api.errors import StatusError
-from minikube_py.cli.common import server_error
+from minikube_py.ops.wording import server_error
 
 __all__ = ["DEFAULT_CONTAINER_ANNOTATION", "MAX_LINES", "LogSource", "LogsScreen",
            "default_container", "pod_containers"]

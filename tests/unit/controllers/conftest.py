@@ -81,11 +81,11 @@ class RecordingClient:
 
     def patch(self, resource: str, namespace: str | None, name: str, patch_type: str,
               body: Any, *, subresource: str | None = None, field_manager: str | None = None,
-              force: bool = False) -> Object:
+              force: bool = False, dry_run: bool = False) -> Object:
         self._record(("patch", resource, namespace, name, patch_type, body, subresource))
         return self.inner.patch(resource, namespace, name, patch_type, body,
                                 subresource=subresource, field_manager=field_manager,
-                                force=force)
+                                force=force, dry_run=dry_run)
 
     def delete(self, resource: str, namespace: str | None, name: str, *,
                grace_period_seconds: int | None = None, propagation_policy: str | None = None,

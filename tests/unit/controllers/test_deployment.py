@@ -22,13 +22,13 @@ import pytest
 
 from minikube_py.api.errors import AlreadyExists, StatusError
 from minikube_py.api.timefmt import format_time
-from minikube_py.cli.rollout import RolloutFailed, status_message
 from minikube_py.client.informer import Informer, key_of
 from minikube_py.client.local import LocalClient
 from minikube_py.client.shared import SharedInformers
 from minikube_py.controllers import deployment_progress as dp
 from minikube_py.controllers import deployment_util as du
 from minikube_py.controllers.deployment import DeploymentController
+from minikube_py.ops.rollout import RolloutFailed, status_message
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
 from tests.clock import FakeClock

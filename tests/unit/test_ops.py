@@ -1,5 +1,5 @@
-"""The dashboard's actions against a real in-process control plane on hollow
-(fake-runtime) nodes, over HTTP: the controllers and kubelets run, so a
+"""The verbs both front-ends call (minikube_py.ops) against a real in-process
+control plane on hollow (fake-runtime) nodes, over HTTP: the controllers and kubelets run, so a
 Deployment really gets pods and a drained node really empties.
 
 One control plane serves the module (it starts in well under a second); each
@@ -23,9 +23,9 @@ from minikube_py.api.errors import NotFound
 from minikube_py.client import kubeconfig
 from minikube_py.client.http import HTTPClient
 from minikube_py.controlplane import ControlPlane, Options
+from minikube_py.ops import apply, nodes, objects, rollout
+from minikube_py.ops.errors import PartialFailure
 from tests.waiting import wait_for
-from tui import actions
-from tui.actions import PartialFailure
 
 NODES = ("node-1", "node-2", "node-3")
 _names = itertools.count(1)
@@ -72,7 +72,7 @@ def ns(client: HTTPClient) -> Iterator[str]:
 def uncordon_all(client: HTTPClient) -> Iterator[None]:
     yield
     for node in NODES:
-        actions.uncordon(client, node)
+        nodes.uncordon(client, node)
 
 
 def deployment(name: str, ns: str, replicas: int = 1, image: str = "busybox:1.36",
@@ -131,15 +131,15 @@ spec:
 def test_apply_reports_created_unchanged_configured(client: HTTPClient, ns: str,
                                                     tmp_path: Path):
     f = write(tmp_path / "web.yaml", DEPLOY_YAML.format(ns=ns, replicas=1))
-    assert actions.apply_paths(client, [f]) == ["deployment.apps/web created"]
+    assert apply.apply_paths(client, [f]) == ["deployment.apps/web created"]
     # Once the controller has annotated its revision, only status changes: the
     # controllers keep writing it, and an apply that changes nothing is unchanged.
     wait_for(lambda: (client.get("deployments", ns, "web")["metadata"].get("annotations")
                       or {}).get("deployment.kubernetes.io/revision"), "revision 1")
     for _ in range(5):
-        assert actions.apply_paths(client, [f]) == ["deployment.apps/web unchanged"]
+        assert apply.apply_paths(client, [f]) == ["deployment.apps/web unchanged"]
     write(f, DEPLOY_YAML.format(ns=ns, replicas=2))
-    assert actions.apply_paths(client, [f]) == ["deployment.apps/web configured"]
+    assert apply.apply_paths(client, [f]) == ["deployment.apps/web configured"]
     dep = client.get("deployments", ns, "web")
     assert dep["spec"]["replicas"] == 2
     # Server-side apply under the CLI's field manager, so the CLI and the dashboard
@@ -157,7 +157,7 @@ def test_apply_directory_applies_namespaces_first(client: HTTPClient, tmp_path: 
                                   f"  name: {target}\n")
     write(tmp_path / "notes.txt", "not a manifest")
     try:
-        assert actions.apply_paths(client, [tmp_path]) == [
+        assert apply.apply_paths(client, [tmp_path]) == [
             f"namespace/{target} created", "deployment.apps/web created"]
     finally:
         client.delete("namespaces", None, target)
@@ -167,8 +167,8 @@ def test_apply_reads_subdirectories_only_when_recursive(client: HTTPClient, ns: 
                                                         tmp_path: Path):
     write(tmp_path / "nested" / "web.yaml", DEPLOY_YAML.format(ns=ns, replicas=0))
     with pytest.raises(ValueError, match=r"^no objects passed to apply$"):
-        actions.apply_paths(client, [tmp_path])
-    assert actions.apply_paths(client, [tmp_path], recursive=True) == [
+        apply.apply_paths(client, [tmp_path])
+    assert apply.apply_paths(client, [tmp_path], recursive=True) == [
         "deployment.apps/web created"]
 
 
@@ -177,7 +177,7 @@ def test_apply_puts_objects_without_namespace_in_the_given_one(client: HTTPClien
     f = write(tmp_path / "pod.json",
               '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "solo"},'
               ' "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}')
-    assert actions.apply_paths(client, [f], namespace=ns) == ["pod/solo created"]
+    assert apply.apply_paths(client, [f], namespace=ns) == ["pod/solo created"]
     assert client.get("pods", ns, "solo")["metadata"]["namespace"] == ns
 
 
@@ -193,7 +193,7 @@ def test_apply_rejects_unreadable_manifests_before_sending_anything(
     if not files:
         paths.append(tmp_path / "missing.yaml")
     with pytest.raises(ValueError, match=message) as err:
-        actions.apply_paths(client, paths)
+        apply.apply_paths(client, paths)
     assert not isinstance(err.value, PartialFailure)
     with pytest.raises(NotFound):
         client.get("deployments", ns, "web")
@@ -208,7 +208,7 @@ def test_apply_applies_the_good_objects_and_reports_each_bad_one(client: HTTPCli
             + "---\napiVersion: v1\nkind: Pod\nmetadata: {}\n")
     f = write(tmp_path / "mixed.yaml", text)
     with pytest.raises(PartialFailure) as err:
-        actions.apply_paths(client, [f])
+        apply.apply_paths(client, [f])
     assert err.value.done == ["deployment.apps/web created"]
     assert len(err.value.errors) == 3
     widget, invalid, nameless = err.value.errors
@@ -224,7 +224,7 @@ def test_apply_applies_the_good_objects_and_reports_each_bad_one(client: HTTPCli
 
 def test_apply_needs_paths(client: HTTPClient):
     with pytest.raises(ValueError, match="no files or directories"):
-        actions.apply_paths(client, [])
+        apply.apply_paths(client, [])
 
 
 # ------------------------------------------------------------------ delete
@@ -234,17 +234,17 @@ def test_delete_returns_kubectls_line_and_is_not_found_the_second_time(client: H
                                                                        ns: str):
     client.create(bare_pod("victim", ns))
     client.create(deployment("web", ns, replicas=0))
-    assert actions.delete(client, "pods", ns, "victim") == 'pod "victim" deleted'
-    assert actions.delete(client, "deploy", ns, "web") == 'deployment.apps "web" deleted'
+    assert objects.delete(client, "pods", ns, "victim") == 'pod "victim" deleted'
+    assert objects.delete(client, "deploy", ns, "web") == 'deployment.apps "web" deleted'
     wait_for(lambda: not client.list("pods", namespace=ns).items, "the pod gone")
     with pytest.raises(NotFound, match='pods "victim" not found'):
-        actions.delete(client, "po", ns, "victim")
+        objects.delete(client, "po", ns, "victim")
 
 
 def test_delete_ignores_the_namespace_of_cluster_scoped_objects(client: HTTPClient):
     name = unique("gone")
     client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
-    assert actions.delete(client, "namespaces", "default", name) == f'namespace "{name}" deleted'
+    assert objects.delete(client, "namespaces", "default", name) == f'namespace "{name}" deleted'
 
 
 @pytest.mark.parametrize(("resource", "namespace", "message"), [
@@ -255,7 +255,7 @@ def test_delete_ignores_the_namespace_of_cluster_scoped_objects(client: HTTPClie
 def test_delete_rejects_what_it_cannot_address(client: HTTPClient, resource: str,
                                                namespace: str | None, message: str):
     with pytest.raises(ValueError, match=re.escape(message)):
-        actions.delete(client, resource, namespace, "x")
+        objects.delete(client, resource, namespace, "x")
 
 
 # ------------------------------------------------------------------ scale
@@ -263,13 +263,13 @@ def test_delete_rejects_what_it_cannot_address(client: HTTPClient, resource: str
 
 def test_scale_deployment_through_the_scale_subresource(client: HTTPClient, ns: str):
     client.create(deployment("web", ns, replicas=1))
-    assert actions.scale(client, "deployments", ns, "web", 3) == "deployment.apps/web scaled"
+    assert objects.scale(client, "deployments", ns, "web", 3) == "deployment.apps/web scaled"
     wait_for(lambda: len(running_pods(client, ns, "web")) == 3, "three pods")
     generation = client.get("deployments", ns, "web")["metadata"]["generation"]
     # Same count again: kubectl's words, and nothing changes.
-    assert actions.scale(client, "deploy", ns, "web", 3) == "deployment.apps/web scaled"
+    assert objects.scale(client, "deploy", ns, "web", 3) == "deployment.apps/web scaled"
     assert client.get("deployments", ns, "web")["metadata"]["generation"] == generation
-    assert actions.scale(client, "deployment", ns, "web", 0) == "deployment.apps/web scaled"
+    assert objects.scale(client, "deployment", ns, "web", 0) == "deployment.apps/web scaled"
     wait_for(lambda: not running_pods(client, ns, "web"), "no pods")
 
 
@@ -277,7 +277,7 @@ def test_scale_replicaset(client: HTTPClient, ns: str):
     rs = deployment("rs", ns, replicas=0)
     rs["kind"] = "ReplicaSet"
     client.create(rs)
-    assert actions.scale(client, "rs", ns, "rs", 2) == "replicaset.apps/rs scaled"
+    assert objects.scale(client, "rs", ns, "rs", 2) == "replicaset.apps/rs scaled"
     wait_for(lambda: len(running_pods(client, ns, "rs")) == 2, "two pods")
 
 
@@ -292,12 +292,12 @@ def test_scale_replicaset(client: HTTPClient, ns: str):
 def test_scale_rejects_bad_requests_before_sending(client: HTTPClient, resource: str,
                                                    replicas: Any, message: str):
     with pytest.raises(ValueError, match=re.escape(message)):
-        actions.scale(client, resource, "default", "web", replicas)
+        objects.scale(client, resource, "default", "web", replicas)
 
 
 def test_scale_of_a_missing_deployment_is_not_found(client: HTTPClient, ns: str):
     with pytest.raises(NotFound):
-        actions.scale(client, "deployments", ns, "ghost", 1)
+        objects.scale(client, "deployments", ns, "ghost", 1)
 
 
 # ------------------------------------------------------------------ rollout restart
@@ -310,9 +310,9 @@ def replica_sets(client: HTTPClient, ns: str, app: str) -> list[dict[str, Any]]:
 def test_rollout_restart_sets_restarted_at_and_rolls_out(client: HTTPClient, ns: str):
     client.create(deployment("web", ns, replicas=1))
     wait_for(lambda: len(replica_sets(client, ns, "web")) == 1, "the first replica set")
-    assert actions.rollout_restart(client, ns, "web") == "deployment.apps/web restarted"
+    assert rollout.restart(client, ns, "web") == "deployment.apps/web restarted"
     template = client.get("deployments", ns, "web")["spec"]["template"]
-    stamp = template["metadata"]["annotations"][actions.RESTARTED_AT_ANNOTATION]
+    stamp = template["metadata"]["annotations"][rollout.RESTARTED_AT_ANNOTATION]
     # Go's time.RFC3339: seconds, and Z or a numeric offset.
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)", stamp), stamp
     # The labels survive: a strategic merge patch, not a replacement of the template.
@@ -325,15 +325,15 @@ def test_rollout_restart_refuses_a_paused_deployment(client: HTTPClient, ns: str
     with pytest.raises(ValueError, match=re.escape(
             'deployments.apps "web" can\'t restart paused deployment (run rollout resume '
             "first)")):
-        actions.rollout_restart(client, ns, "web")
+        rollout.restart(client, ns, "web")
     annotations = client.get("deployments", ns, "web")["spec"]["template"]["metadata"].get(
         "annotations") or {}
-    assert actions.RESTARTED_AT_ANNOTATION not in annotations
+    assert rollout.RESTARTED_AT_ANNOTATION not in annotations
 
 
 def test_rollout_restart_of_a_missing_deployment_is_not_found(client: HTTPClient, ns: str):
     with pytest.raises(NotFound):
-        actions.rollout_restart(client, ns, "ghost")
+        rollout.restart(client, ns, "ghost")
 
 
 # ------------------------------------------------------------------ rollout undo
@@ -355,17 +355,17 @@ def test_rollout_undo_goes_back_and_forth_through_history(client: HTTPClient, ns
     set_image(client, ns, "web", "busybox:1.36")
     wait_for(lambda: len(replica_sets(client, ns, "web")) == 2, "revision 2")
 
-    assert actions.rollout_undo(client, ns, "web") == "deployment.apps/web rolled back"
+    assert rollout.rollback(client, ns, "web") == "deployment.apps/web rolled back"
     assert image_of(client, ns, "web") == "busybox:1.35"
     # Revision 1 became revision 3; revision 2 is still there to go back to.
     wait_for(lambda: client.get("deployments", ns, "web")["metadata"]["annotations"].get(
         "deployment.kubernetes.io/revision") == "3", "revision 3")
-    assert actions.rollout_undo(client, ns, "web", to_revision=2) == \
+    assert rollout.rollback(client, ns, "web", to_revision=2) == \
         "deployment.apps/web rolled back"
     assert image_of(client, ns, "web") == "busybox:1.36"
     wait_for(lambda: client.get("deployments", ns, "web")["metadata"]["annotations"].get(
         "deployment.kubernetes.io/revision") == "4", "revision 4")
-    assert actions.rollout_undo(client, ns, "web", to_revision=4) == (
+    assert rollout.rollback(client, ns, "web", to_revision=4) == (
         "deployment.apps/web skipped rollback (current template already matches revision 4)")
 
 
@@ -380,12 +380,12 @@ def test_rollout_undo_without_that_revision(client: HTTPClient, ns: str,
     client.create(deployment("web", ns, replicas=0))
     wait_for(lambda: replica_sets(client, ns, "web"), "revision 1")
     with pytest.raises(ValueError, match=re.escape(message)):
-        actions.rollout_undo(client, ns, "web", to_revision)
+        rollout.rollback(client, ns, "web", to_revision)
 
 
 def test_rollout_undo_of_a_missing_deployment_is_not_found(client: HTTPClient, ns: str):
     with pytest.raises(NotFound):
-        actions.rollout_undo(client, ns, "ghost")
+        rollout.rollback(client, ns, "ghost")
 
 
 # ------------------------------------------------------------------ cordon / uncordon
@@ -397,10 +397,10 @@ def unschedulable(client: HTTPClient, node: str) -> bool:
 
 @pytest.mark.usefixtures("uncordon_all")
 def test_cordon_and_uncordon_say_what_kubectl_says(client: HTTPClient):
-    steps = [(actions.cordon, "node/node-1 cordoned", True),
-             (actions.cordon, "node/node-1 already cordoned", True),
-             (actions.uncordon, "node/node-1 uncordoned", False),
-             (actions.uncordon, "node/node-1 already uncordoned", False)]
+    steps = [(nodes.cordon, "node/node-1 cordoned", True),
+             (nodes.cordon, "node/node-1 already cordoned", True),
+             (nodes.uncordon, "node/node-1 uncordoned", False),
+             (nodes.uncordon, "node/node-1 already uncordoned", False)]
     for action, message, state in steps:
         assert action(client, "node-1") == message
         assert unschedulable(client, "node-1") is state
@@ -410,15 +410,15 @@ def test_cordon_and_uncordon_say_what_kubectl_says(client: HTTPClient):
 
 @pytest.mark.usefixtures("uncordon_all")
 def test_a_cordoned_node_gets_no_new_pods(client: HTTPClient, ns: str):
-    actions.cordon(client, "node-1")
-    actions.cordon(client, "node-2")
+    nodes.cordon(client, "node-1")
+    nodes.cordon(client, "node-2")
     client.create(deployment("web", ns, replicas=3))
     pods = wait_for(lambda: (lambda r: r if len(r) == 3 else None)(
         running_pods(client, ns, "web")), "three pods")
     assert {p["spec"]["nodeName"] for p in pods} == {"node-3"}
 
 
-@pytest.mark.parametrize("action", [actions.cordon, actions.uncordon])
+@pytest.mark.parametrize("action", [nodes.cordon, nodes.uncordon])
 def test_cordon_of_a_missing_node_is_not_found(client: HTTPClient,
                                                action: Callable[[Any, str], str]):
     with pytest.raises(NotFound, match='nodes "ghost" not found'):
@@ -469,7 +469,7 @@ def pod_with(meta: dict[str, Any] | None = None, spec: dict[str, Any] | None = N
         "emptydir-allowed", "emptydir-allowed-bare", "emptydir-force", "emptydir-finished"])
 def test_drain_filters_decide_as_kubectl(pod: dict[str, Any], options: dict[str, bool],
                                          expected: tuple[bool, str, str]):
-    assert actions.drain_pod_status(pod, **options) == expected
+    assert nodes.drain_pod_status(pod, **options) == expected
 
 
 def pods_on(client: HTTPClient, node: str, ns: str) -> list[dict[str, Any]]:
@@ -484,7 +484,7 @@ def test_drain_empties_the_node_and_the_pods_come_back_elsewhere(client: HTTPCli
     node = pods[0]["spec"]["nodeName"]
     victims = {p["metadata"]["name"] for p in pods if p["spec"]["nodeName"] == node}
 
-    lines = actions.drain(client, node)
+    lines = nodes.drain(client, node)
 
     assert lines[0] == f"node/{node} cordoned"
     assert lines[-1] == f"node/{node} drained"
@@ -495,7 +495,7 @@ def test_drain_empties_the_node_and_the_pods_come_back_elsewhere(client: HTTPCli
         running_pods(client, ns, "web")), "six pods again")
     assert node not in {p["spec"]["nodeName"] for p in after}
     # Again: nothing left to do, in kubectl's words.
-    assert actions.drain(client, node) == [f"node/{node} already cordoned",
+    assert nodes.drain(client, node) == [f"node/{node} already cordoned",
                                            f"node/{node} drained"]
 
 
@@ -507,7 +507,7 @@ def test_drain_refuses_unmanaged_pods_unless_forced(client: HTTPClient, ns: str)
     wait_for(lambda: len(running_pods(client, ns)) == 3, "three running pods")
 
     with pytest.raises(PartialFailure) as err:
-        actions.drain(client, "node-3")
+        nodes.drain(client, "node-3")
     assert err.value.done == ["node/node-3 cordoned"]
     assert err.value.errors == [
         'unable to drain node "node-3" due to error:cannot delete Pods that declare no '
@@ -516,7 +516,7 @@ def test_drain_refuses_unmanaged_pods_unless_forced(client: HTTPClient, ns: str)
     assert len(running_pods(client, ns)) == 3
     assert unschedulable(client, "node-3")
 
-    lines = actions.drain(client, "node-3", force=True)
+    lines = nodes.drain(client, "node-3", force=True)
     assert lines[0] == "node/node-3 already cordoned"
     assert lines[1] == f"WARNING: deleting Pods that declare no controller: {ns}/bare, {ns}/other"
     assert sorted(lines[2:4]) == ["pod/bare deleted", "pod/other deleted"]
@@ -531,8 +531,8 @@ def test_drain_refuses_pods_with_local_storage_unless_allowed(client: HTTPClient
                            volumes=[{"name": "s", "emptyDir": {}}]))
     with pytest.raises(PartialFailure, match=re.escape(
             f"due to error:cannot delete {LOCAL}: {ns}/scratch")):
-        actions.drain(client, "node-3", force=True)
-    lines = actions.drain(client, "node-3", force=True, delete_emptydir_data=True)
+        nodes.drain(client, "node-3", force=True)
+    lines = nodes.drain(client, "node-3", force=True, delete_emptydir_data=True)
     assert "pod/scratch deleted" in lines
 
 
@@ -542,7 +542,7 @@ def test_drain_reports_several_refusals_as_kubectls_aggregate(client: HTTPClient
     client.create(bare_pod("scratch", ns, node="node-3",
                            volumes=[{"name": "s", "emptyDir": {}}]))
     with pytest.raises(PartialFailure) as err:
-        actions.drain(client, "node-3")
+        nodes.drain(client, "node-3")
     assert err.value.errors == [
         f'unable to drain node "node-3" due to error:[cannot delete {LOCAL}: {ns}/scratch, '
         f"cannot delete {UNMANAGED}: {ns}/bare]"] or err.value.errors == [
@@ -560,7 +560,7 @@ def test_drain_gives_up_after_its_timeout_and_names_the_pending_pods(client: HTT
     wait_for(lambda: running_pods(client, ns), "the pod running")
     started = time.monotonic()
     with pytest.raises(PartialFailure) as err:
-        actions.drain(client, "node-3", force=True, timeout=0.5)
+        nodes.drain(client, "node-3", force=True, timeout=0.5)
     assert time.monotonic() - started < 5
     assert err.value.errors == [
         'unable to drain node "node-3" due to error:timed out waiting for the condition',
@@ -577,12 +577,12 @@ def test_drain_grace_period_overrides_the_pods_own(client: HTTPClient, ns: str):
                                {"name": "FAKE_IGNORE_SIGTERM", "value": "1"}]}]))
     wait_for(lambda: running_pods(client, ns), "the pod running")
     started = time.monotonic()
-    lines = actions.drain(client, "node-3", force=True, grace_period=0, timeout=10)
+    lines = nodes.drain(client, "node-3", force=True, grace_period=0, timeout=10)
     assert "pod/stubborn deleted" in lines
     assert time.monotonic() - started < 10
 
 
 def test_drain_of_a_missing_node_is_not_found(client: HTTPClient):
     with pytest.raises(NotFound):
-        actions.drain(client, "ghost")
+        nodes.drain(client, "ghost")
 

@@ -19,26 +19,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .api.errors import BadRequest, NotFound
-from .apiserver import tls
-from .apiserver.server import APIServer
-from .client import kubeconfig
-from .client.local import LocalClient
-from .controllers.manager import ControllerManager, ManagerOptions
-from .kubelet.kubelet import Kubelet
-from .kubelet.pleg import RuntimeLister
-from .nodes import HostInfo, NodeSpec, carve, load_config
-from .runtime.base import ContainerRuntime
-from .runtime.fake import FakeRuntime
-from .runtime.podman import PodmanRuntime
-from .runtime.podman_service import PodmanService
-from .scheduler.config import load_profile
-from .scheduler.framework import Framework
-from .scheduler.scheduler import Scheduler
-from .store.journal import Durability
-from .store.podsecurity import SecurityPolicy
-from .store.registry import DEFAULT_TOLERATION_SECONDS, Registry
-from .store.store import Store
+from ..api.errors import BadRequest, NotFound
+from ..apiserver import tls
+from ..apiserver.server import APIServer
+from ..client import kubeconfig
+from ..client.local import LocalClient
+from ..controllers.manager import ControllerManager, ManagerOptions
+from ..kubelet.kubelet import Kubelet
+from ..kubelet.pleg import RuntimeLister
+from ..nodes import HostInfo, NodeSpec, carve, load_config
+from ..runtime.base import ContainerRuntime
+from ..runtime.fake import FakeRuntime
+from ..runtime.podman import PodmanRuntime
+from ..runtime.podman_service import PodmanService
+from ..scheduler.config import load_profile
+from ..scheduler.framework import Framework
+from ..scheduler.scheduler import Scheduler
+from ..store.journal import Durability
+from ..store.podsecurity import SecurityPolicy
+from ..store.registry import DEFAULT_TOLERATION_SECONDS, Registry
+from ..store.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,99 @@
+"""The command-line flags that shape a control plane, and where its state lives
+by default: shared by every front-end that starts one (``minikube-py daemon``
+and ``minikube-py tui``), so both take the same flags with the same checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from . import DEFAULT_PORT, Options, parse_listen
+
+__all__ = ["add_control_plane_arguments", "default_state_dir", "options_from_args"]
+
+
+def default_state_dir() -> Path:
+    """``$XDG_STATE_HOME/minikube-py``, else ``~/.local/state/minikube-py``."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "minikube-py"
+
+
+def add_control_plane_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags that shape a control plane (shared by ``daemon`` and ``tui``)."""
+    p.add_argument("--state-dir", type=Path, default=None,
+                   help=f"where state lives (default: {default_state_dir()})")
+    p.add_argument("--listen", default=f"127.0.0.1:{DEFAULT_PORT}", metavar="HOST:PORT",
+                   help=f"where the API listens (default 127.0.0.1:{DEFAULT_PORT}; port 0 picks "
+                        "a free one). Anything but loopback exposes the API to the network")
+    nodes = p.add_mutually_exclusive_group()
+    nodes.add_argument("--nodes", type=int, default=None, metavar="N",
+                       help="split the host evenly into N virtual nodes (default 3)")
+    nodes.add_argument("--config", type=Path, default=None, metavar="FILE",
+                       help="describe the virtual nodes one by one (YAML)")
+    p.add_argument("--runtime", default="podman", choices=["podman", "fake"],
+                   help="podman: real containers (default); fake: hollow nodes for tests and "
+                        "scale experiments")
+    p.add_argument("--podman-socket", default=None, metavar="URL",
+                   help="use this Podman API socket instead of starting our own service")
+    p.add_argument("--allow-privileged", action="store_true",
+                   help="allow pods with securityContext.privileged")
+    p.add_argument("--allow-host-paths", action="store_true",
+                   help="allow hostPath volumes (they expose this machine's files to pods)")
+    p.add_argument("--restart-backoff", default="10,300", metavar="BASE,CAP",
+                   help="CrashLoopBackOff seconds: first delay and cap (default 10,300)")
+    p.add_argument("--scheduler-config", type=Path, default=None, metavar="FILE",
+                   help="a KubeSchedulerConfiguration: plugin weights, disabled plugins, "
+                        "scoring strategy, percentageOfNodesToScore")
+    p.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
+                   help="seconds without a node heartbeat before the node is NotReady "
+                        "(Unknown) and tainted unreachable (default 50, as Kubernetes)")
+    p.add_argument("--default-toleration-seconds", type=int, default=300, metavar="SECONDS",
+                   help="how long pods stay bound to a not-ready or unreachable node before "
+                        "they are evicted and replaced (default 300, as Kubernetes; a pod's "
+                        "own tolerations take precedence)")
+    p.add_argument("--overcommit", action="store_true",
+                   help="allow node sizes that add up to more than the host")
+    p.add_argument("--fsync", action="store_true",
+                   help="fsync every write (survives power loss; slower). By default a write "
+                        "is acknowledged once the kernel has it, which survives any crash "
+                        "of this process")
+
+
+def options_from_args(args: argparse.Namespace) -> Options:
+    """The :class:`Options` the control-plane flags ask for.
+
+    Raises ValueError naming the flag when a value is wrong.
+    """
+    host, port = parse_listen(args.listen)
+    if args.nodes is not None and args.nodes < 1:
+        raise ValueError(f"--nodes {args.nodes}: there must be at least one node")
+    backoff = _parse_backoff(args.restart_backoff)
+    if not args.node_monitor_grace_period > 0:
+        raise ValueError(f"--node-monitor-grace-period {args.node_monitor_grace_period:g}: "
+                         "must be more than 0 seconds")
+    if args.default_toleration_seconds < 0:
+        raise ValueError(f"--default-toleration-seconds {args.default_toleration_seconds}: "
+                         "must be 0 or more")
+    return Options(
+        state_dir=args.state_dir or default_state_dir(), host=host, port=port,
+        nodes=args.nodes, config=args.config, runtime=args.runtime,
+        overcommit=args.overcommit, scheduler_config=args.scheduler_config,
+        podman_socket=args.podman_socket, allow_privileged=args.allow_privileged,
+        allow_host_paths=args.allow_host_paths, restart_backoff=backoff,
+        node_grace_period=args.node_monitor_grace_period,
+        default_toleration_seconds=args.default_toleration_seconds,
+        durability="fsync" if args.fsync else "flush")
+
+
+def _parse_backoff(value: str) -> tuple[float, float]:
+    try:
+        base, cap = (float(v) for v in value.split(","))
+    except ValueError:
+        raise ValueError(f"--restart-backoff {value!r}: expected BASE,CAP in seconds, "
+                         "e.g. 10,300") from None
+    if not 0 < base <= cap:
+        raise ValueError(f"--restart-backoff {value!r}: need 0 < BASE <= CAP")
+    return base, cap
