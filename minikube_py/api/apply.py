@@ -58,7 +58,8 @@ from typing import Any
 
 from . import errors, kinds
 from .access import meta as _meta
-from .patch_smp import canonical_json, go_fmt, json_kind
+from .gofmt import go_value as go_fmt
+from .patch_smp import canonical_json, json_kind
 from .schema import field_schema
 from .schema_model import ANY, FREE_FORM, LIST, MAP, OBJECT, Schema
 from .timefmt import parse_time

@@ -32,10 +32,10 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Mapping
-from decimal import Decimal
 from typing import Any
 
 from . import errors
+from .gofmt import go_value as go_fmt
 from .schema import field_schema
 from .schema_model import LIST, Schema
 
@@ -97,40 +97,6 @@ def json_kind(value: Any) -> str:
     if isinstance(value, str):
         return "string"
     return "null"
-
-
-def go_fmt(value: Any) -> str:
-    """``fmt.Sprintf("%v", v)`` of a decoded JSON value."""
-    if isinstance(value, Mapping):
-        inner = " ".join(f"{k}:{go_fmt(value[k])}" for k in sorted(value))
-        return f"map[{inner}]"
-    if isinstance(value, list | tuple):
-        return "[" + " ".join(go_fmt(v) for v in value) + "]"
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _go_float(value)
-    return str(value)
-
-
-def _go_float(value: float) -> str:
-    """strconv.FormatFloat(v, 'g', -1, 64), which ``%v`` uses for float64."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "0"
-    sign = "-" if value < 0 else ""
-    dec = Decimal(repr(abs(value))).normalize()
-    digits = "".join(str(d) for d in dec.as_tuple().digits)
-    exp = len(digits) + int(dec.as_tuple().exponent) - 1
-    if exp < -4 or exp >= 6:  # shortest formatting decides with precision 6
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'+' if exp >= 0 else '-'}{abs(exp):02d}"
-    return sign + format(dec, "f")
 
 
 def _go_type(value: Any) -> str:

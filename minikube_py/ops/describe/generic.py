@@ -5,13 +5,11 @@ labels (``apiVersion`` -> ``API Version``)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
-from typing import Any
 
 from minikube_py.api.access import mapping as _m
 from minikube_py.api.access import mappings as _maps
+from minikube_py.api.gofmt import go_value as _go_value
 
 from .sections import describe_events, print_annotations, print_labels
 from .values import Obj, rfc1123z, str_map
@@ -85,42 +83,6 @@ def _smart_label(field: str) -> str:
             part = part[:1].upper() + part[1:]
         result.append(part)
     return " ".join(result)
-
-
-def _go_float(value: float) -> str:
-    """Go's ``%v`` of a float64 (``strconv.FormatFloat(f, 'g', -1, 64)``)."""
-    if value != value:
-        return "NaN"
-    if value in (math.inf, -math.inf):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "-0" if math.copysign(1, value) < 0 else "0"
-    dec = Decimal(repr(value)).normalize()
-    sign, digits, exponent = dec.as_tuple()
-    assert isinstance(exponent, int)
-    text = "".join(str(d) for d in digits)
-    exp = len(digits) + exponent - 1
-    neg = "-" if sign else ""
-    if exp < -4 or exp >= 6:
-        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
-        return f"{neg}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    return neg + format(abs(dec), "f")
-
-
-def _go_value(value: Any) -> str:
-    """Go's ``%v`` of a decoded JSON value."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _go_float(value)
-    if isinstance(value, list | tuple):
-        return "[" + " ".join(_go_value(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "map[" + " ".join(f"{k}:{_go_value(value[k])}"
-                                 for k in sorted(value, key=str)) + "]"
-    return str(value)
 
 
 def _print_unstructured(w: Out, level: int, content: Obj, skip_prefix: str,
