@@ -63,7 +63,8 @@ def timed(fn: Any, *args: Any) -> float:
 def start_daemon(state: Path) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "minikube_py", "daemon", "--state-dir", str(state),
-         "--listen", "127.0.0.1:0", "--nodes", "1", "--log-level", "warning"],
+         "--listen", "127.0.0.1:0", "--nodes", "1", "--runtime", "fake",
+         "--log-level", "warning"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
