@@ -28,14 +28,10 @@ T = TypeVar("T")
 def wait_for(predicate: Callable[[], T | None], what: str, timeout: float = 30.0,
              interval: float = 0.1) -> T:
     """Poll ``predicate`` every ``interval`` seconds; its first truthy value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)
+    value = wait_for_quietly(predicate, timeout, interval)
+    if not value:
+        raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+    return value
 
 
 def wait_for_quietly(predicate: Callable[[], T | None], seconds: float,

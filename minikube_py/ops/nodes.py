@@ -81,8 +81,8 @@ def drain_pod_status(pod: Mapping[str, Any], *, force: bool = False,
     1. DaemonSet-managed, not finished: kept, warning ``ignoring DaemonSet-managed
        Pods`` (kubectl with ``--ignore-daemonsets``: the DaemonSet controller
        would put them straight back, ignoring the cordon).
-    2. Mirror pods (annotation ``kubernetes.io/config.mirror``): kept silently;
-       the API cannot delete a static pod.
+    2. Mirror pods (annotation ``kubernetes.io/config.mirror``): kept, with no
+       warning, as kubectl keeps them: the API cannot delete a static pod.
     3. An ``emptyDir`` volume, not finished: error unless
        ``delete_emptydir_data`` (then a warning), as its data is lost.
     4. No controller, not finished: error unless ``force`` (then a warning):

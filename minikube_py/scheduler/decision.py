@@ -343,7 +343,8 @@ class DecisionLog:
         #: pod key -> its decisions, oldest first; pods least recently recorded first.
         self._by_pod: OrderedDict[str, list[Decision]] = OrderedDict()
         #: Decisions that stopped being their pod's latest, oldest first (lazily
-        #: cleaned: an entry whose decision is gone is skipped).
+        #: cleaned: an entry whose decision was already dropped is passed over
+        #: when it comes up for eviction).
         self._older: deque[Decision] = deque()
         self._seq: dict[int, int] = {}  # id(decision) -> order recorded
         #: pod uid -> (its pod key, how many of its decisions are kept): forgetting

@@ -22,9 +22,10 @@ import pytest
 from minikube_py.api.errors import NotFound
 from minikube_py.client import kubeconfig
 from minikube_py.client.http import HTTPClient
-from minikube_py.controlplane import ControlPlane, Options
+from minikube_py.controlplane import ControlPlane
 from minikube_py.ops import apply, nodes, objects, rollout
 from minikube_py.ops.errors import PartialFailure
+from tests.planes import hollow_plane
 from tests.waiting import wait_for
 
 NODES = ("node-1", "node-2", "node-3")
@@ -36,13 +37,8 @@ _names = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ControlPlane]:
-    cp = ControlPlane(Options(state_dir=tmp_path_factory.mktemp("plane"), runtime="fake",
-                              nodes=3, port=0))
-    cp.start()
-    try:
+    with hollow_plane(tmp_path_factory.mktemp("plane")) as cp:
         yield cp
-    finally:
-        cp.stop()
 
 
 @pytest.fixture(scope="module")

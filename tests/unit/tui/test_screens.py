@@ -26,7 +26,8 @@ from textual.widgets import Input, Static
 from minikube_py.api.errors import NotFound
 from minikube_py.client import kubeconfig
 from minikube_py.client.http import HTTPClient
-from minikube_py.controlplane import ControlPlane, Options
+from minikube_py.controlplane import ControlPlane
+from tests.planes import hollow_plane
 from tests.waiting import until, wait_for
 from tui.screens import (
     ApplyDialog,
@@ -79,13 +80,8 @@ def run(screen: Screen[Any], scenario: Scenario) -> Host:
 
 @pytest.fixture(scope="module")
 def plane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ControlPlane]:
-    cp = ControlPlane(Options(state_dir=tmp_path_factory.mktemp("plane"), runtime="fake",
-                              nodes=3, port=0))
-    cp.start()
-    try:
+    with hollow_plane(tmp_path_factory.mktemp("plane")) as cp:
         yield cp
-    finally:
-        cp.stop()
 
 
 @pytest.fixture(scope="module")
