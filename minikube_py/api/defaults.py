@@ -3,7 +3,8 @@
 Contracts
 ---------
 * :func:`apply_defaults` is pure: it returns a new dict and never mutates its
-  input. It applies, per kind, what ``SetDefaults_*`` in
+  input. It applies the kind's resource ``defaults`` hook; the hooks here
+  (``default_pod``, ...) apply, per kind, what ``SetDefaults_*`` in
   ``pkg/apis/core/v1/defaults.go`` / ``pkg/apis/apps/v1/defaults.go`` (plus the
   declarative ``+default`` markers) apply, and for Namespaces the create-time
   mutation the API server always makes: the ``kubernetes`` finalizer, as the
@@ -33,10 +34,11 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from .errors import BadRequest
+from . import kinds
+from .errors import BadRequest, NotFound
 from .quantity import Quantity
 from .schema import field_schema
 from .schema_model import LIST, MAP, OBJECT, QUANTITY, Schema
@@ -227,7 +229,7 @@ def _requests_from_limits(container: Obj) -> None:
         resources["requests"] = requests
 
 
-def _pod(pod: Obj, create: bool) -> None:
+def default_pod(pod: Obj, create: bool) -> None:
     spec = _dict(pod, "spec")
     _pod_spec(spec)
     # SetDefaults_Pod: only for Pods, not for pod templates.
@@ -251,7 +253,7 @@ def _template(spec: Obj) -> None:
 # ---------------------------------------------------------------- other kinds
 
 
-def _deployment(deployment: Obj, create: bool) -> None:
+def default_deployment(deployment: Obj, create: bool) -> None:
     spec = _dict(deployment, "spec")
     _default_missing(spec, "replicas", 1)
     strategy = _dict(spec, "strategy")
@@ -265,13 +267,13 @@ def _deployment(deployment: Obj, create: bool) -> None:
     _template(spec)
 
 
-def _replica_set(replica_set: Obj, create: bool) -> None:
+def default_replica_set(replica_set: Obj, create: bool) -> None:
     spec = _dict(replica_set, "spec")
     _default_missing(spec, "replicas", 1)
     _template(spec)
 
 
-def _namespace(namespace: Obj, create: bool) -> None:
+def default_namespace(namespace: Obj, create: bool) -> None:
     meta = _dict(namespace, "metadata")
     name = meta.get("name")
     if isinstance(name, str) and name:
@@ -289,7 +291,7 @@ def _namespace(namespace: Obj, create: bool) -> None:
     _default(status, "phase", "Active")
 
 
-def _node(node: Obj, create: bool) -> None:
+def default_node(node: Obj, create: bool) -> None:
     status = node.get("status")
     if isinstance(status, dict):
         # SetDefaults_NodeStatus: allocatable defaults to capacity.
@@ -298,14 +300,14 @@ def _node(node: Obj, create: bool) -> None:
             status["allocatable"] = copy.deepcopy(capacity)
 
 
-def _event(event: Obj, create: bool) -> None:
+def default_event(event: Obj, create: bool) -> None:
     """Kubernetes defaults nothing on a core/v1 Event."""
 
 
 _MAX_INT32 = 2**31 - 1
 
 
-def _job(job: Obj, create: bool) -> None:
+def default_job(job: Obj, create: bool) -> None:
     """``SetDefaults_Job`` (batch/v1, with 1.32's default feature gates).
 
     The generated selector and the ``controller-uid`` / ``job-name`` template
@@ -341,22 +343,10 @@ def _job(job: Obj, create: bool) -> None:
     _pod_spec(_dict(template, "spec"))
 
 
-def _priority_class(priority_class: Obj, create: bool) -> None:
+def default_priority_class(priority_class: Obj, create: bool) -> None:
     """``SetDefaults_PriorityClass``; ``value`` is always serialised (not omitempty)."""
     _default_missing(priority_class, "preemptionPolicy", "PreemptLowerPriority")
     _default_missing(priority_class, "value", 0)
-
-
-_DEFAULTERS: dict[str, Callable[[Obj, bool], None]] = {
-    "Pod": _pod,
-    "Deployment": _deployment,
-    "ReplicaSet": _replica_set,
-    "Namespace": _namespace,
-    "Node": _node,
-    "Event": _event,
-    "PriorityClass": _priority_class,
-    "Job": _job,
-}
 
 
 def apply_defaults(obj: Mapping[str, Any], *, create: bool = True) -> Obj:
@@ -373,9 +363,11 @@ def apply_defaults(obj: Mapping[str, Any], *, create: bool = True) -> Obj:
             for item in out.get("items") or []
         ]
         return out
-    defaulter = _DEFAULTERS.get(kind) if isinstance(kind, str) else None
-    if defaulter is not None:
-        defaulter(out, create)
+    try:
+        defaulter = kinds.resource(kind if isinstance(kind, str) else "").defaults
+    except NotFound:
+        return out
+    defaulter(out, create)
     return out
 
 

@@ -14,9 +14,10 @@ Contracts:
 * :meth:`FieldSelector.matches` compares against the string Kubernetes would
   put in the object's field set: the value at the dotted path, ``""`` when
   missing, ``true``/``false`` for booleans, decimal for integers. Two fields
-  are derived, not read: an Event's ``source`` is ``source.component``
-  (falling back to ``reportingComponent``), and a Pod's ``status.podIP``
-  falls back to the first ``status.podIPs`` entry. A Job's
+  are derived, not read, where the kind's resource says so (its
+  ``field_value`` hook): an Event's ``source`` is ``source.component``
+  (falling back to ``reportingComponent``), a Pod's ``status.podIP`` falls
+  back to the first ``status.podIPs`` entry, and a Job's
   ``status.successful`` is its ``status.succeeded`` (``0`` when unset).
 * :func:`check_supported` rejects fields the kind does not index, with
   Kubernetes' ``field label not supported: <field>``.
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
 
+from . import kinds
 from .errors import BadRequest
 from .kinds import KindInfo
 
@@ -129,32 +131,25 @@ def _walk(obj: Mapping[str, Any], path: tuple[str, ...]) -> object:
     return current
 
 
-def field_value(obj: Mapping[str, Any], name: str) -> str:
-    """The string a selector on ``name`` compares for ``obj`` (see the module contract).
+def field_value(obj: Mapping[str, Any], name: str, kind: str | None = None) -> str:
+    """The string a selector on ``name`` compares for ``obj`` (see the module
+    contract); ``kind`` is the object's kind when it may lack ``kind``.
 
     The store precomputes these per object so list and watch filtering need no
     walk of the object.
     """
-    return _field_value(obj, name, tuple(name.split(".")))
+    return _field_value(obj, name, tuple(name.split(".")), kind)
 
 
-def _field_value(obj: Mapping[str, Any], name: str, path: tuple[str, ...]) -> str:
-    if name == "source" and obj.get("kind", "Event") == "Event":
-        # Event's "source" field is source.component, or the newer
-        # reportingComponent when an events.k8s.io client wrote the event.
-        component = _stringify(_walk(obj, ("source", "component")))
-        return component or _stringify(obj.get("reportingComponent"))
-    if name == "status.successful" and obj.get("kind") == "Job":
-        succeeded = _walk(obj, ("status", "succeeded"))
-        return _stringify(succeeded if isinstance(succeeded, int) else 0)
-    value = _walk(obj, path)
-    if value is None and name == "status.podIP":
-        # Older writers fill only status.podIPs; Kubernetes selects on its
-        # first entry.
-        pod_ips = _walk(obj, ("status", "podIPs"))
-        if isinstance(pod_ips, list) and pod_ips and isinstance(pod_ips[0], Mapping):
-            value = pod_ips[0].get("ip")
-    return _stringify(value)
+def _field_value(obj: Mapping[str, Any], name: str, path: tuple[str, ...],
+                 kind: str | None = None) -> str:
+    kind = kind or obj.get("kind")
+    res = kinds.find(kind) if isinstance(kind, str) else None
+    if res is not None:
+        derived = res.field_value(obj, name)
+        if derived is not None:
+            return _stringify(derived)
+    return _stringify(_walk(obj, path))
 
 
 # ------------------------------------------------------------------- parse

@@ -1,83 +1,76 @@
-"""The registry of kinds minikube-py serves.
+"""The scheme: every kind minikube-py serves, looked up by any of its names.
 
-One :class:`KindInfo` per kind says everything the other layers need to route,
-store and describe it: group/version, the plural resource name (also the store's
-table name, as etcd keys by resource), scope, short names for the CLI, and the
-extra field-selector labels Kubernetes supports for it.
+Each resource module (``api/core/pod.py``, ``api/apps/deployment.py``, ...)
+builds a :class:`~.resource.Resource` and calls :func:`register`;
+``minikube_py.api`` imports every group package on first use, as Kubernetes'
+``install`` packages add their types to the scheme. Lookups here are all the
+other layers use: they route, store, print and describe by what the resource
+declares and never branch on a kind's name.
 
-Adding a kind is adding a row here plus its schema and validation; nothing else
-branches on kind names.
+Adding a kind is adding its resource module (see ``docs/adding-a-kind.md``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from .errors import BadRequest, NotFound
+from .resource import KindInfo, Resource
 
+__all__ = ["KINDS", "KindInfo", "by_kind", "by_plural", "find", "for_object", "register",
+           "resolve", "resource", "resource_of", "serving"]
 
-@dataclass(frozen=True, slots=True)
-class KindInfo:
-    """Static facts about one kind."""
+#: Every registered kind, in registration order (discovery and OpenAPI order).
+KINDS: tuple[KindInfo, ...] = ()
 
-    kind: str
-    group: str
-    version: str
-    plural: str
-    singular: str
-    namespaced: bool
-    short_names: tuple[str, ...] = ()
-    #: Field selector labels beyond ``metadata.name`` / ``metadata.namespace``.
-    field_labels: tuple[str, ...] = ()
-
-    @property
-    def api_version(self) -> str:
-        """``v1`` for the core group, ``group/version`` otherwise."""
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def group_resource(self) -> str:
-        """``deployments.apps`` style name used in messages; bare for core."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
-
-KINDS: tuple[KindInfo, ...] = (
-    KindInfo(
-        "Pod", "", "v1", "pods", "pod", True, ("po",),
-        (
-            "spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
-            "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
-            "status.podIP", "status.nominatedNodeName",
-        ),
-    ),
-    KindInfo("Node", "", "v1", "nodes", "node", False, ("no",), ("spec.unschedulable",)),
-    KindInfo("Namespace", "", "v1", "namespaces", "namespace", False, ("ns",), ("status.phase",)),
-    KindInfo(
-        "Event", "", "v1", "events", "event", True, ("ev",),
-        (
-            "involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-            "involvedObject.uid", "involvedObject.apiVersion",
-            "involvedObject.resourceVersion", "involvedObject.fieldPath",
-            "reason", "reportingComponent", "source", "type",
-        ),
-    ),
-    KindInfo("Deployment", "apps", "v1", "deployments", "deployment", True, ("deploy",)),
-    KindInfo("ReplicaSet", "apps", "v1", "replicasets", "replicaset", True, ("rs",),
-             ("status.replicas",)),
-    KindInfo("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass",
-             namespaced=False, short_names=("pc",)),
-    KindInfo("Job", "batch", "v1", "jobs", "job", True, (), ("status.successful",)),
-)
-
-_BY_KIND: dict[str, KindInfo] = {k.kind: k for k in KINDS}
-_BY_PLURAL: dict[str, KindInfo] = {k.plural: k for k in KINDS}
+_RESOURCES: dict[str, Resource] = {}
+_BY_KIND: dict[str, KindInfo] = {}
+_BY_PLURAL: dict[str, KindInfo] = {}
 _BY_ANY_NAME: dict[str, KindInfo] = {}
-for _k in KINDS:
-    for _name in (_k.kind.lower(), _k.plural, _k.singular, *_k.short_names,
-                  f"{_k.plural}.{_k.group}" if _k.group else _k.plural):
-        _BY_ANY_NAME[_name] = _k
+
+
+def register(res: Resource) -> Resource:
+    """Add ``res`` to the scheme; a second kind or resource of the same name is
+    a programming error."""
+    global KINDS
+    info = res.info
+    if info.kind in _BY_KIND or info.plural in _BY_PLURAL:
+        raise ValueError(f"kind {info.kind} ({info.plural}) is registered twice")
+    _RESOURCES[info.kind] = res
+    _BY_KIND[info.kind] = info
+    _BY_PLURAL[info.plural] = info
+    for name in (info.kind.lower(), info.plural, info.singular, *info.short_names,
+                 info.group_resource):
+        _BY_ANY_NAME.setdefault(name, info)
+    KINDS = (*KINDS, info)
+    return res
+
+
+def resource(kind: str) -> Resource:
+    """The :class:`Resource` of ``kind``; raises :class:`NotFound` when unknown."""
+    try:
+        return _RESOURCES[kind]
+    except KeyError:
+        raise NotFound(f'no kind "{kind}" is registered') from None
+
+
+def find(kind: str) -> Resource | None:
+    """The :class:`Resource` of ``kind``, or ``None`` when it is not served."""
+    return _RESOURCES.get(kind)
+
+
+def serving(subresource: str) -> KindInfo:
+    """The first kind that serves ``subresource`` (``binding``: pods)."""
+    for info in KINDS:
+        if subresource in info.subresources:
+            return info
+    raise NotFound(f'no resource serves "{subresource}"')
+
+
+def resource_of(info: KindInfo) -> Resource:
+    """The :class:`Resource` whose facts are ``info``."""
+    return _RESOURCES[info.kind]
 
 
 def by_kind(kind: str) -> KindInfo:

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import kinds
-from .errors import BadRequest, FieldError, Invalid, invalid
+from .errors import BadRequest, FieldError, Invalid, NotFound, invalid
 from .quantity import Quantity, QuantityError
 from .schema_defs import ROOTS
 from .schema_model import (
@@ -84,9 +84,11 @@ def field_schema(kind: str) -> Schema:
 
     Raises :class:`BadRequest` for kinds that have no schema.
     """
+    if kind == "List":
+        return ROOTS["List"]
     try:
-        return ROOTS[kind]
-    except KeyError:
+        return kinds.resource(kind).schema
+    except NotFound:
         raise BadRequest(f'no schema for kind "{kind}"') from None
 
 
@@ -313,7 +315,7 @@ def _decode_item(decoder: _Decoder, item: Any, path: str) -> Any:
     for info in kinds.KINDS:
         if info.kind == kind and info.api_version == api_version:
             sub = _Decoder()
-            out = sub._object(ROOTS[info.kind], item, "")
+            out = sub._object(kinds.resource_of(info).schema, item, "")
             decoder.type_errors.extend(f"{path}.{e}" for e in sub.type_errors)
             decoder.type_errors.extend(f"{path}.{e}" for e in sub.field_errors)
             decoder.unknown.extend(f"{path}.{u}" for u in sub.unknown)

@@ -7,7 +7,8 @@ field names, JSON types, integer widths, and the ``patchStrategy`` /
 never act on (nfs, csi, ...) are accepted as free-form objects so manifests that
 use them still decode; everything we do act on is described field by field.
 
-:data:`ROOTS` maps a kind to the schema of a whole object of that kind.
+:data:`ROOTS` maps a kind to the schema of a whole object of that kind; each
+kind's resource module takes its root from here (``List`` is read directly).
 """
 
 from __future__ import annotations

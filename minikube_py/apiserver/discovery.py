@@ -12,11 +12,9 @@ from typing import Any
 
 from .. import __version__
 from ..api import kinds
-from .routes import SUBRESOURCES
 
 KUBE_MAJOR, KUBE_MINOR = "1", "32"
 _VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-_CATEGORIES = {"pods": ["all"], "deployments": ["all"], "replicasets": ["all"]}
 
 
 def version() -> dict[str, Any]:
@@ -90,10 +88,10 @@ def resource_list(group: str, version: str) -> dict[str, Any] | None:
         }
         if info.short_names:
             entry["shortNames"] = list(info.short_names)
-        if info.plural in _CATEGORIES:
-            entry["categories"] = _CATEGORIES[info.plural]
+        if info.categories:
+            entry["categories"] = list(info.categories)
         resources.append(entry)
-        resources.extend(_subresource(info, sub) for sub in SUBRESOURCES.get(info.plural, ()))
+        resources.extend(_subresource(info, sub) for sub in info.subresources)
     if not group:
         resources.append({"name": "bindings", "singularName": "binding", "namespaced": True,
                           "kind": "Binding", "verbs": ["create"]})

@@ -311,7 +311,7 @@ class ResourceHandlers:
             dry_run=opts.dry_run)
         if not result.finished:
             return json_response(result.object, 202)
-        if target.info.kind == "Pod":
+        if target.info.returns_deleted_object:
             return json_response(result.object)
         meta = result.object.get("metadata", {})
         details = {"name": meta.get("name"), "kind": target.resource,
@@ -354,10 +354,10 @@ class ResourceHandlers:
 
     def _binding(self, target: Target, req: Request) -> Response:
         if req.method != "POST":
-            raise MethodNotAllowed(f"{req.method} is not supported on pods/binding")
+            raise MethodNotAllowed(f"{req.method} is not supported on {target.resource}/binding")
         bind = bodies.binding(req.body, req.headers.get("content-type"), target.name)
         self.registry.bind(target.namespace or "default", bind.name, bind.node, uid=bind.uid,
-                           dry_run=bodies.dry_run(req.query))
+                           dry_run=bodies.dry_run(req.query), resource=target.resource)
         return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {},
                               "status": "Success", "code": 201}, 201)
 
@@ -377,7 +377,7 @@ class ResourceHandlers:
         raise MethodNotAllowed(f"{req.method} is not supported on {target.resource}/scale")
 
     def _log(self, target: Target, q: Mapping[str, str]) -> Response:
-        pod = self.registry.get("pods", target.namespace, target.name or "")
+        pod = self.registry.get(target.resource, target.namespace, target.name or "")
         spec = pod.get("spec") or {}
         names = [c.get("name") for c in spec.get("containers") or []]
         init_names = [c.get("name") for c in spec.get("initContainers") or []]

@@ -20,7 +20,6 @@ from typing import Any
 
 from ..api import kinds, schema
 from .discovery import KUBE_MAJOR, KUBE_MINOR
-from .routes import SUBRESOURCES
 
 _QUERY = {
     "dryRun": "When present, indicates that modifications should not be persisted. "
@@ -83,7 +82,7 @@ def _paths(info: kinds.KindInfo) -> dict[str, Any]:
                                                      "propagationPolicy")),
         },
     }
-    for sub in SUBRESOURCES.get(info.plural, ()):
+    for sub in info.subresources:
         if sub == "status":
             paths[f"{base}/{{name}}/status"] = {
                 "get": _op(info, "read", "get", ("pretty",)),

@@ -18,16 +18,9 @@ from dataclasses import dataclass
 from ..api import kinds
 from ..api.errors import NotFound
 
-#: Subresources served per resource.
-SUBRESOURCES: dict[str, tuple[str, ...]] = {
-    "pods": ("status", "binding", "log"),
-    "nodes": ("status",),
-    "namespaces": ("status", "finalize"),
-    "deployments": ("status", "scale"),
-    "replicasets": ("status", "scale"),
-    "events": (),
-    "priorityclasses": (),
-}
+#: The path segment of Kubernetes' URL grammar that introduces a namespace
+#: (``.../namespaces/{ns}/{resource}``); also the namespaces resource itself.
+NAMESPACES_SEGMENT = "namespaces"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +64,15 @@ def resolve(path: str) -> Target | None:
     if not rest:
         return None
     namespace: str | None = None
-    if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in ("status", "finalize"):
+    if rest[0] == NAMESPACES_SEGMENT and len(rest) >= 3 and \
+            rest[2] not in kinds.by_plural(NAMESPACES_SEGMENT).subresources:
         namespace, rest = rest[1], rest[2:]
     info = _served(group, version, rest[0])
     if namespace is not None and not info.namespaced:
         raise NotFound(f'the server could not find the requested resource "{info.plural}"')
     name = rest[1] if len(rest) > 1 else None
     sub = rest[2] if len(rest) > 2 else None
-    if len(rest) > 3 or (sub is not None and sub not in SUBRESOURCES.get(info.plural, ())):
+    if len(rest) > 3 or (sub is not None and sub not in info.subresources):
         raise NotFound(f'the server could not find the requested resource '
                        f'"{info.plural}/{sub or "/".join(rest[2:])}"')
     return Target(info, namespace, name, sub)

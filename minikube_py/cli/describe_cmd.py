@@ -1,6 +1,6 @@
 """``minikube-py describe KIND NAME``: the object, what relates to it, and its events,
-read by :mod:`minikube_py.ops.describe.fetch` and formatted by
-:mod:`minikube_py.ops.describe` as ``kubectl describe`` prints them."""
+read by :mod:`minikube_py.ops.describe` and formatted by
+:mod:`minikube_py.api.describe` as ``kubectl describe`` prints them."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 import time
 from typing import Any
 
-from ..ops.describe import describe
-from ..ops.describe.fetch import events_for, related_objects
+from ..api.describe import describe
+from ..ops.describe import events_for, related_objects
 from .common import client_options, connect, handles_errors, namespace, resolve_kind
 
 

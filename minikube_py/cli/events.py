@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..api import printers
-from .common import client_options, connect, handles_errors, namespace, print_table, resolve_kind
+from ..ops.events import EventQuery, event_time, list_events, watch_events
+from .common import client_options, connect, handles_errors, namespace, print_table
 
 
 def register(commands: Any) -> None:
@@ -24,14 +25,9 @@ def register(commands: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _when(ev: Mapping[str, Any]) -> str:
-    return str(ev.get("lastTimestamp") or ev.get("eventTime") or
-               (ev.get("metadata") or {}).get("creationTimestamp") or "")
-
-
 def _row(ev: Mapping[str, Any], now: float, all_ns: bool) -> list[str]:
     obj = ev.get("involvedObject") or {}
-    row = [printers.age(_when(ev) or None, now=now), str(ev.get("type", "")),
+    row = [printers.age(event_time(ev) or None, now=now), str(ev.get("type", "")),
            str(ev.get("reason", "")), f"{str(obj.get('kind', '')).lower()}/{obj.get('name', '')}",
            str(ev.get("message", "")).strip()]
     if all_ns:
@@ -43,13 +39,9 @@ def _row(ev: Mapping[str, Any], now: float, all_ns: bool) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     client = connect(args)
     ns = None if args.all_namespaces else namespace(args, client)
-    selector = None
-    if args.for_:
-        kind, _, name = args.for_.partition("/")
-        selector = f"involvedObject.kind={resolve_kind(kind).kind},involvedObject.name={name}"
-    listing = client.list("events", namespace=ns, field_selector=selector)
-    types = {t.strip() for t in args.types.split(",")} if args.types else None
-    events = sorted((e for e in listing.items if not types or e.get("type") in types), key=_when)
+    query = EventQuery(ns, args.for_,
+                       frozenset(t.strip() for t in args.types.split(",")) if args.types else None)
+    events, resource_version = list_events(client, query)
     columns = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
     if args.all_namespaces:
         columns.insert(0, "NAMESPACE")
@@ -59,13 +51,6 @@ def run(args: argparse.Namespace) -> int:
     elif not args.watch:
         print(f"No events found in {ns} namespace." if ns else "No events found.")
     if args.watch:
-        stream = client.watch("events", namespace=ns, field_selector=selector,
-                              resource_version=listing.resource_version)
-        try:
-            for ev in stream:
-                if ev.type != "DELETED" and (not types or ev.object.get("type") in types):
-                    print_table(columns, [_row(ev.object, time.time(), args.all_namespaces)],
-                                headers=False)
-        finally:
-            stream.stop()
+        for ev in watch_events(client, query, resource_version):
+            print_table(columns, [_row(ev, time.time(), args.all_namespaces)], headers=False)
     return 0

@@ -13,6 +13,9 @@ import json
 import sys
 from typing import Any
 
+from ..api import kinds
+from ..api.errors import BadRequest
+from ..ops.explain import decisions, explains
 from .common import CLIError, client_options, connect, handles_errors, namespace
 
 
@@ -29,13 +32,15 @@ def register(commands: Any) -> None:
 
 @handles_errors
 def run(args: argparse.Namespace) -> int:
-    if args.kind not in ("pod", "pods", "po"):
+    try:
+        info = kinds.resolve(args.kind)
+    except BadRequest:
+        info = None
+    if info is None or not explains(info):
         raise CLIError("explain works on pods: minikube-py explain pod NAME")
     client = connect(args)
     ns = namespace(args, client)
-    pod = client.get("pods", ns, args.name)  # NotFound reads as kubectl's message
-    _, body, _ = client.request("GET", f"/debug/scheduler/decisions/{ns}/{args.name}")
-    records = json.loads(body)["decisions"]
+    pod, records = decisions(client, ns, args.name)  # NotFound reads as kubectl's message
     if not records:
         node = (pod.get("spec") or {}).get("nodeName")
         why = (f"it is on node {node} without a recorded decision (placed by spec.nodeName, "

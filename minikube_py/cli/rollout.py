@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 from ..client.base import Client
-from ..ops.rollout import RolloutFailed, history, rollback, status_message
+from ..ops.errors import OpError
+from ..ops.rollout import RolloutFailed, follow_status, history, rollback, supports
 from .common import (
     client_options,
     connect,
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if name is None and "/" in kind:
         kind, name = kind.split("/", 1)
     info = resolve_kind(kind)
-    if info.plural != "deployments" or not name:
+    if not supports(info) or not name:
         print(f"error: rollout {args.action} supports deployment NAME", file=sys.stderr)
         return 1
     client = connect(args)
@@ -84,37 +84,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _follow_status(args: argparse.Namespace, client: Client, ns: str, name: str) -> int:
-    deadline = time.monotonic() + args.timeout if args.timeout else None
-    last = ""
-    dep = client.get("deployments", ns, name)
-    stream = None
     try:
-        while True:
-            try:
-                message, done = status_message(dep)
-            except RolloutFailed as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                return 1
-            if message != last:
-                print(message, flush=True)
-                last = message
-            if done or args.watch == "false":
-                return 0
-            if stream is None:
-                stream = client.watch("deployments", namespace=ns,
-                                      field_selector=f"metadata.name={name}",
-                                      resource_version=dep["metadata"]["resourceVersion"])
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                print("error: timed out waiting for the condition", file=sys.stderr)
-                return 1
-            ev = stream.next(timeout=1.0 if remaining is None else min(1.0, remaining))
-            if ev is None:
-                continue
-            if ev.type == "DELETED":
-                print(f'error: deployment "{name}" was deleted', file=sys.stderr)
-                return 1
-            dep = ev.object
-    finally:
-        if stream is not None:
-            stream.stop()
+        for message in follow_status(client, ns, name, watch=args.watch != "false",
+                                     timeout=args.timeout or None):
+            print(message, flush=True)
+    except (RolloutFailed, OpError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..admission.podsecurity import SecurityPolicy
 from ..api.errors import BadRequest, NotFound
 from ..apiserver import tls
 from ..apiserver.server import APIServer
@@ -36,7 +37,6 @@ from ..scheduler.config import load_profile
 from ..scheduler.framework import Framework
 from ..scheduler.scheduler import Scheduler
 from ..store.journal import Durability
-from ..store.podsecurity import SecurityPolicy
 from ..store.registry import DEFAULT_TOLERATION_SECONDS, Registry
 from ..store.store import Store
 

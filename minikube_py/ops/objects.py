@@ -15,8 +15,8 @@ from .wording import quoted_ref, resolve_kind, resource_ref
 
 __all__ = ["SCALABLE", "Target", "delete", "scale", "wait_gone"]
 
-#: Resources with a scale subresource.
-SCALABLE = ("deployments", "replicasets")
+#: Resources with a scale subresource (what their resources declare).
+SCALABLE = tuple(info.plural for info in kinds.KINDS if "scale" in info.subresources)
 
 #: (kind, namespace or None for cluster-scoped, name).
 Target = tuple[kinds.KindInfo, str | None, str]
@@ -76,12 +76,12 @@ def scale(client: Client, resource: str, namespace: str, name: str, replicas: in
     ``kubectl scale`` does; returns ``deployment.apps/web scaled`` (also when
     the count was already ``replicas``, as kubectl prints it).
 
-    Only deployments and replicasets scale; other kinds, a non-integer or a
-    negative count raise :class:`OpError`.
+    Only kinds with a ``scale`` subresource (:data:`SCALABLE`) scale; other
+    kinds, a non-integer or a negative count raise :class:`OpError`.
     """
     info = resolve_kind(resource)
     if info.plural not in SCALABLE:
-        raise OpError(f"{info.plural} cannot be scaled: only deployments and replicasets")
+        raise OpError(f"{info.plural} cannot be scaled: only {' and '.join(SCALABLE)}")
     if isinstance(replicas, bool) or not isinstance(replicas, int):
         raise OpError(f"replicas must be a whole number, not {replicas!r}")
     if replicas < 0:

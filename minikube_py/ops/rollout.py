@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..api.describe import Ctx, Out, describe_pod_template, tabwrite
 from ..api.errors import StatusError
+from ..api.kinds import KindInfo
 from ..api.labels import selector_from_label_selector
 from ..client.base import Client, Object
 from ..controllers.deployment_util import (
@@ -33,11 +35,15 @@ from ..controllers.deployment_util import (
     revision,
     template_without_hash,
 )
-from .describe import Ctx, Out, describe_pod_template, tabwrite
 from .errors import OpError
 
-__all__ = ["RESTARTED_AT_ANNOTATION", "RolloutFailed", "deployment_replica_sets", "history",
-           "print_template", "restart", "rollback", "status_message", "undo"]
+#: The resource ``rollout`` works on (kubectl's also covers DaemonSets and
+#: StatefulSets, which are not served yet).
+DEPLOYMENTS = "deployments"
+
+__all__ = ["DEPLOYMENTS", "RESTARTED_AT_ANNOTATION", "RolloutFailed", "deployment_replica_sets",
+           "follow_status", "history", "print_template", "restart", "rollback", "status_message",
+           "supports", "undo"]
 
 #: The pod template annotation ``kubectl rollout restart`` sets.
 RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt"
@@ -128,7 +134,7 @@ def undo(client: Client, ns: str, name: str, to_revision: int = 0) -> str:
     """
     if to_revision < 0:
         raise OpError(f"unable to find specified revision {to_revision} in history")
-    dep = client.get("deployments", ns, name)
+    dep = client.get(DEPLOYMENTS, ns, name)
     rs = _revision_replica_set(dep, deployment_replica_sets(client, dep), to_revision)
     dep_spec = dep.get("spec") or {}
     if dep_spec.get("paused"):
@@ -145,7 +151,7 @@ def undo(client: Client, ns: str, name: str, to_revision: int = 0) -> str:
     patch = [{"op": "replace", "path": "/spec/template", "value": template},
              {"op": "replace", "path": "/metadata/annotations", "value": annotations}]
     try:
-        client.patch("deployments", ns, name, "json", patch)
+        client.patch(DEPLOYMENTS, ns, name, "json", patch)
     except StatusError as exc:
         raise OpError(f"failed restoring revision {to_revision}: {exc}") from None
     return "rolled back"
@@ -162,7 +168,7 @@ def print_template(template: Mapping[str, Any]) -> str:
 def history(client: Client, ns: str, name: str, revision_: int = 0) -> str:
     """``kubectl rollout history`` without its first line: the REVISION /
     CHANGE-CAUSE table, or the pod template of ``revision_`` when it is > 0."""
-    dep = client.get("deployments", ns, name)
+    dep = client.get(DEPLOYMENTS, ns, name)
     info: dict[int, Object] = {}
     for rs in deployment_replica_sets(client, dep):
         try:
@@ -209,11 +215,11 @@ def restart(client: Client, namespace: str, name: str) -> str:
       :class:`OpError` with kubectl's message. As with kubectl, two restarts
     within the same second set the same value, so the second changes nothing.
     """
-    dep = client.get("deployments", namespace, name)
+    dep = client.get(DEPLOYMENTS, namespace, name)
     if (dep.get("spec") or {}).get("paused"):
         raise OpError(f'deployments.apps "{name}" can\'t restart paused deployment '
                          "(run rollout resume first)")
-    client.patch("deployments", namespace, name, "strategic",
+    client.patch(DEPLOYMENTS, namespace, name, "strategic",
                  {"spec": {"template": {"metadata": {"annotations": {
                      RESTARTED_AT_ANNOTATION: _rfc3339_now()}}}}})
     return f"deployment.apps/{name} restarted"
@@ -224,3 +230,45 @@ def rollback(client: Client, namespace: str, name: str, to_revision: int | None 
     ``deployment.apps/web rolled back`` or ``... skipped rollback (...)``; no
     ``to_revision`` (or 0): the previous revision."""
     return f"deployment.apps/{name} {undo(client, namespace, name, to_revision or 0)}"
+
+
+def supports(info: KindInfo) -> bool:
+    """Whether ``rollout`` works on ``info``'s kind."""
+    return info.plural == DEPLOYMENTS
+
+
+def follow_status(client: Client, namespace: str, name: str, *, watch: bool = True,
+                  timeout: float | None = None) -> Iterator[str]:
+    """``rollout status``: each new status message of deployment
+    ``namespace/name`` until the rollout is done (only the first without
+    ``watch``). Raises :class:`RolloutFailed` when the progress deadline is
+    exceeded and :class:`OpError` when ``timeout`` seconds pass or the
+    deployment is deleted."""
+    deadline = time.monotonic() + timeout if timeout else None
+    last = ""
+    dep = client.get(DEPLOYMENTS, namespace, name)
+    stream = None
+    try:
+        while True:
+            message, done = status_message(dep)
+            if message != last:
+                yield message
+                last = message
+            if done or not watch:
+                return
+            if stream is None:
+                stream = client.watch(DEPLOYMENTS, namespace=namespace,
+                                      field_selector=f"metadata.name={name}",
+                                      resource_version=dep["metadata"]["resourceVersion"])
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise OpError("timed out waiting for the condition")
+            ev = stream.next(timeout=1.0 if remaining is None else min(1.0, remaining))
+            if ev is None:
+                continue
+            if ev.type == "DELETED":
+                raise OpError(f'deployment "{name}" was deleted')
+            dep = ev.object
+    finally:
+        if stream is not None:
+            stream.stop()

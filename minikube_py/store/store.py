@@ -86,7 +86,7 @@ def _spec_finalizers(info: kinds.KindInfo, obj: Mapping[str, Any]) -> bool:
     """Whether a namespace still waits on ``spec.finalizers`` (its controllers'
     tokens): Kubernetes keeps a terminating namespace until those are empty
     too, not only ``metadata.finalizers`` (``ShouldDeleteNamespaceDuringUpdate``)."""
-    if info.plural != "namespaces":
+    if not info.spec_finalizers:
         return False
     spec = obj.get("spec")
     return isinstance(spec, Mapping) and bool(spec.get("finalizers"))
@@ -263,7 +263,7 @@ class Store:
         fields = {"metadata.name": meta.get("name", ""),
                   "metadata.namespace": meta.get("namespace", "") if info.namespaced else ""}
         for label in info.field_labels:
-            fields[label] = field_value(obj, label)
+            fields[label] = field_value(obj, label, info.kind)
         return Entry(raw, rv, fields["metadata.namespace"], fields["metadata.name"],
                      labels, fields)
 

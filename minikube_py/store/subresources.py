@@ -25,12 +25,14 @@ from .store import Object
 if TYPE_CHECKING:
     from .registry import Registry
 
-SCALABLE = frozenset({"deployments", "replicasets"})
-
 
 def bind(registry: Registry, namespace: str, name: str, node: str, *,
-         uid: str | None = None, dry_run: bool = False) -> Object:
-    """Assign pod ``namespace/name`` to ``node``; returns the bound pod."""
+         uid: str | None = None, dry_run: bool = False, resource: str | None = None) -> Object:
+    """Assign pod ``namespace/name`` to ``node``; returns the bound pod.
+    ``resource`` is the one that serves ``binding`` unless named."""
+    plural = resource or kinds.serving("binding").plural
+    if "binding" not in kinds.by_plural(plural).subresources:
+        raise NotFound(f'the server could not find the requested resource "{plural}/binding"')
     if not node:
         raise Invalid.of("Binding", name, [invalid(FieldPath.root("target", "name"), node,
                                                     "must be a node name")])
@@ -39,14 +41,14 @@ def bind(registry: Registry, namespace: str, name: str, node: str, *,
     def assign(pod: Object) -> Object:
         meta = pod["metadata"]
         if uid and meta.get("uid") != uid:
-            raise Conflict.of("pods", name, f"Precondition failed: UID in precondition: {uid}, "
+            raise Conflict.of(plural, name, f"Precondition failed: UID in precondition: {uid}, "
                               f"UID in object meta: {meta.get('uid')}")
         if meta.get("deletionTimestamp"):
-            raise Conflict.of("pods", name, f"pod {name} is being deleted, cannot be assigned "
+            raise Conflict.of(plural, name, f"pod {name} is being deleted, cannot be assigned "
                               "to a host")
         current = (pod.get("spec") or {}).get("nodeName")
         if current:
-            raise Conflict.of("pods", name, f"pod {name} is already assigned to node "
+            raise Conflict.of(plural, name, f"pod {name} is already assigned to node "
                               f'"{current}"')
         pod["spec"]["nodeName"] = node
         status = pod.setdefault("status", {})
@@ -57,18 +59,20 @@ def bind(registry: Registry, namespace: str, name: str, node: str, *,
         return pod
 
     if dry_run:
-        return assign(registry.store.get("pods", namespace, name))
-    return registry.store.guaranteed_update("pods", namespace, name, assign)
+        return assign(registry.store.get(plural, namespace, name))
+    return registry.store.guaranteed_update(plural, namespace, name, assign)
 
 
 def _scalable(resource: str) -> kinds.KindInfo:
-    if resource not in SCALABLE:
+    info = kinds.by_plural(resource)
+    if "scale" not in info.subresources:
         raise NotFound(f'the server could not find the requested resource "{resource}/scale"')
-    return kinds.by_plural(resource)
+    return info
 
 
 def scale_of(obj: Mapping[str, Any]) -> Object:
-    """The ``autoscaling/v1 Scale`` view of a Deployment or ReplicaSet."""
+    """The ``autoscaling/v1 Scale`` view of a workload (``spec.replicas``,
+    ``status.replicas``, ``spec.selector``)."""
     meta = obj["metadata"]
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from minikube_py.ops.describe import Out, describe, human_duration, tabwrite
-from minikube_py.ops.describe.generic import _print_unstructured, _smart_label
-from minikube_py.ops.describe.sections import print_annotations
+from minikube_py.api.describe import Out, describe, human_duration, tabwrite
+from minikube_py.api.describe.generic import _print_unstructured, _smart_label
+from minikube_py.api.describe.sections import print_annotations
 
 NOW = 1714564800.0  # 2024-05-01T12:00:00Z
 

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from minikube_py.api import kinds
-from minikube_py.apiserver.routes import SUBRESOURCES, collection_path, object_path
+from minikube_py.apiserver.routes import collection_path, object_path
 from minikube_py.apiserver.server import APIServer
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
@@ -241,7 +241,7 @@ def _object_cases(info: kinds.KindInfo) -> Iterator[Case]:
     ns = NS if info.namespaced else None
     obj = VALID[info.kind]
     here = object_path(info, ns, NAME)
-    subs = SUBRESOURCES.get(info.plural, ())
+    subs = info.subresources
     writable = [here] + [f"{here}/status"] * ("status" in subs)
     for path, value in COMMON_SHAPES + KIND_SHAPES[info.kind]:
         bad = _with(obj, path, value)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from minikube_py.admission.podsecurity import SecurityPolicy
 from minikube_py.api.errors import Forbidden
-from minikube_py.store.podsecurity import SecurityPolicy
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
 

@@ -23,16 +23,9 @@ from typing import Any
 
 import pytest
 
+from minikube_py.api.core.pod_table import pod_ready, pod_restarts, pod_status
 from minikube_py.api.errors import BadRequest
-from minikube_py.api.printers import (
-    age,
-    human_duration,
-    pod_ready,
-    pod_restarts,
-    pod_status,
-    short_human_duration,
-    table,
-)
+from minikube_py.api.printers import age, human_duration, short_human_duration, table
 
 NOW = 1_700_000_000.0
 MINUTE = 60.0

@@ -7,7 +7,7 @@ reads the
 object (plus its events and the related objects kubectl's describers list) in
 a worker thread and shows, scrollable and read-only:
 
-* the ``kubectl describe`` text, laid out by :mod:`minikube_py.ops.describe`
+* the ``kubectl describe`` text, laid out by :mod:`minikube_py.api.describe`
   exactly as ``minikube-py describe`` prints it; or
 * with ``yaml`` (``y`` toggles), the object as ``kubectl get -o yaml`` prints
   it by default: :func:`~minikube_py.api.manifest.dump_yaml`, without
@@ -35,11 +35,11 @@ from textual.widgets import Footer, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from minikube_py.api import kinds
+from minikube_py.api.describe import describe
 from minikube_py.api.errors import StatusError
 from minikube_py.api.manifest import dump_yaml
 from minikube_py.client.base import Client
-from minikube_py.ops.describe import describe
-from minikube_py.ops.describe.fetch import events_for, related_objects
+from minikube_py.ops.describe import events_for, related_objects
 from minikube_py.ops.wording import server_error
 
 __all__ = ["DescribeScreen", "describe_texts", "yaml_text"]

@@ -19,7 +19,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from minikube_py.api.printers import age, pod_restarts, table
+from minikube_py.api.core.pod_table import pod_restarts
+from minikube_py.api.printers import age, table
 
 from ..widgets.table import ResourceTable, Row
 from .base import Selection, View

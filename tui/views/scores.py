@@ -29,7 +29,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
-from minikube_py.api.printers import age, pod_status
+from minikube_py.api.core.pod_table import pod_status
+from minikube_py.api.printers import age
 
 from ..scheduling import fetch_decisions
 from ..widgets.table import ResourceTable, Row

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from minikube_py.api.access import mapping as _m
-from minikube_py.api.access import mappings as _maps
-from minikube_py.api.qos import qos_class
-
+from ..access import mapping as _m
+from ..access import mappings as _maps
+from ..qos import qos_class
 from .containers import describe_containers, describe_resources
 from .sections import describe_events, print_annotations, print_labels
 from .values import Obj, controller_of, format_label_selector, parse_time, rfc1123z, since, str_map

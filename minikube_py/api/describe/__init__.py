@@ -4,23 +4,26 @@ Contract
 --------
 :func:`describe` is a pure function. The front-ends (``minikube-py describe``
 and the dashboard's describe screen) fetch the object, its events and the
-related objects a describer needs, with :func:`.fetch.events_for` and
-:func:`.fetch.related_objects` through any
-:class:`~minikube_py.client.base.Client`, and pass them in; apart from
-:mod:`.fetch`, nothing here talks to the API, reads the clock or (unless
-``tz`` is left ``None``) the local timezone::
+related objects a describer needs, with
+:func:`minikube_py.ops.describe.events_for` and
+:func:`minikube_py.ops.describe.related_objects` through any
+:class:`~minikube_py.client.base.Client`, and pass them in; nothing here
+talks to the API, reads the clock or (unless ``tz`` is left ``None``) the
+local timezone::
 
     describe(kind, obj, *, events=(), related=None, now, tz=None, show_events=True) -> str
 
 * ``kind`` is resolved like a command-line resource name (``Pod``, ``pods``,
-  ``po``, ``deployments.apps``). ``Pod``, ``Node``, ``Namespace``,
-  ``Deployment`` and ``ReplicaSet`` get kubectl's dedicated describers; any
-  other kind (``Event`` included, as in kubectl) gets the generic describer:
+  ``po``, ``deployments.apps``). A kind whose resource declares a describer
+  (``Pod``, ``Node``, ``Namespace``, ``Deployment`` and ``ReplicaSet``) gets
+  kubectl's dedicated one; any other kind (``Event`` included, as in kubectl)
+  gets the generic describer:
   Name, Namespace, Labels, Annotations, then every other field as nested
   ``Key:  value`` lines with kubectl's "smart" labels (``apiVersion`` ->
   ``API Version``), then Events.
-* ``related`` carries what kubectl would list on its own
-  (:func:`.fetch.related_objects` reads it):
+* ``related`` carries what kubectl would list on its own (the resource's
+  ``related`` declarations; :func:`minikube_py.ops.describe.related_objects`
+  reads it):
 
   - Node: ``{"pods": [...]}``, the pods bound to the node. Pods that are not
     on the node (``spec.nodeName``) or are ``Succeeded``/``Failed`` are left
@@ -36,8 +39,8 @@ related objects a describer needs, with :func:`.fetch.events_for` and
     replica set controls are counted by phase for "Pods Status".
   - Namespace: nothing.
 
-* ``events`` are the events about the object (:func:`.fetch.events_for`
-  reads them). They are sorted as kubectl sorts
+* ``events`` are the events about the object
+  (:func:`minikube_py.ops.describe.events_for` reads them). They are sorted as kubectl sorts
   them (by ``series.lastObservedTime``, else ``lastTimestamp``, else
   ``eventTime``; ties keep their order) and printed as kubectl's table
   ``Type / Reason / Age / From / Message``, the age being ``2m`` or
@@ -80,11 +83,9 @@ Layout
 zero values, quantities, times, selectors), :mod:`.sections` (labels,
 annotations, events), :mod:`.containers`, :mod:`.volumes`, :mod:`.pods` (pods
 and pod templates), :mod:`.nodes`, :mod:`.workloads` (Deployments and
-ReplicaSets), :mod:`.generic` (Namespaces and every other kind), and
-:mod:`.fetch` (what the front-ends read before describing). The package sits
-below both front-ends: it imports :mod:`minikube_py.api` and
-:mod:`minikube_py.client`, never :mod:`minikube_py.cli`, the control plane or
-:mod:`tui`.
+ReplicaSets) and :mod:`.generic` (Namespaces and every other kind). The
+package is presentation inside :mod:`minikube_py.api`: the resource modules
+reference its describers; it imports nothing above the model.
 """
 
 from __future__ import annotations
@@ -93,14 +94,12 @@ from collections.abc import Mapping, Sequence
 from datetime import tzinfo
 from typing import Any
 
-from minikube_py.api.errors import BadRequest
-from minikube_py.api.kinds import resolve
-from minikube_py.api.printers import human_duration
-
-from .generic import describe_generic, describe_namespace
-from .nodes import describe_node
-from .pods import describe_pod, describe_pod_template
-from .workloads import describe_deployment, describe_replica_set
+from .. import kinds
+from ..errors import BadRequest, NotFound
+from ..kinds import resolve
+from ..printers import human_duration
+from .generic import describe_generic
+from .pods import describe_pod_template
 from .writer import Ctx, Out, tabwrite
 
 __all__ = ["Ctx", "Out", "describe", "describe_pod_template", "human_duration", "tabwrite"]
@@ -124,14 +123,10 @@ def describe(
     ctx = Ctx(now=now, tz=tz)
     rel = related or {}
     shown = list(events) if show_events else None
-    if kind_name == "Pod":
-        return describe_pod(obj, shown, ctx)
-    if kind_name == "Node":
-        return describe_node(obj, list(rel.get("pods", ())), shown, ctx)
-    if kind_name == "Namespace":
-        return describe_namespace(obj, ctx)
-    if kind_name == "Deployment":
-        return describe_deployment(obj, list(rel.get("replicasets", ())), shown, ctx)
-    if kind_name == "ReplicaSet":
-        return describe_replica_set(obj, list(rel.get("pods", ())), shown, ctx)
+    try:
+        res = kinds.resource(kind_name)
+    except NotFound:
+        res = None
+    if res is not None and res.describe is not None:
+        return res.describe(obj, rel, shown, ctx)
     return describe_generic(obj, shown, ctx)

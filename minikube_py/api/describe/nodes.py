@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from minikube_py.api.access import mapping as _m
-from minikube_py.api.access import mappings as _maps
-from minikube_py.api.podrequests import combine_containers
-from minikube_py.api.quantity import Quantity
-
+from ..access import mapping as _m
+from ..access import mappings as _maps
+from ..podrequests import combine_containers
+from ..quantity import Quantity
 from .sections import describe_events, print_annotations, print_labels
 from .values import Obj, go_bool, qstr, quantity, rfc1123z, since, str_map
 from .values import list_field as _l

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from minikube_py.api.access import mapping as _m
-from minikube_py.api.access import mappings as _maps
-
+from ..access import mapping as _m
+from ..access import mappings as _maps
 from .sections import MAX_ANNOTATION_LEN, print_annotations, print_labels
 from .values import Obj, go_bool, quantity, shorten, str_map
 from .values import int_field as _i

@@ -7,8 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from minikube_py.api.access import mapping as _m
-
+from ..access import mapping as _m
 from .values import Obj, parse_time, shorten, since
 from .values import int_field as _i
 from .values import str_field as _s

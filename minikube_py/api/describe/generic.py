@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from minikube_py.api.access import mapping as _m
-from minikube_py.api.access import mappings as _maps
-from minikube_py.api.gofmt import go_value as _go_value
-
+from ..access import mapping as _m
+from ..access import mappings as _maps
+from ..gofmt import go_value as _go_value
 from .sections import describe_events, print_annotations, print_labels
 from .values import Obj, rfc1123z, str_map
 from .values import str_field as _s

@@ -7,9 +7,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from minikube_py.api.access import mapping as _m
-from minikube_py.api.access import mappings as _maps
-
+from ..access import mapping as _m
+from ..access import mappings as _maps
 from .pods import describe_pod_template
 from .sections import describe_events, print_annotations, print_labels
 from .values import (

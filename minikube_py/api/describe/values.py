@@ -14,13 +14,12 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from minikube_py.api.access import mapping as _m
-from minikube_py.api.access import mappings as _maps
-from minikube_py.api.labels import Selector, SelectorError, selector_from_label_selector
-from minikube_py.api.printers import human_duration
-from minikube_py.api.quantity import Quantity, QuantityError
-from minikube_py.api.timefmt import parse_datetime
-
+from ..access import mapping as _m
+from ..access import mappings as _maps
+from ..labels import Selector, SelectorError, selector_from_label_selector
+from ..printers import human_duration
+from ..quantity import Quantity, QuantityError
+from ..timefmt import parse_datetime
 from .writer import Ctx
 
 Obj = Mapping[str, Any]

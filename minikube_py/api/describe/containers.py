@@ -9,10 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from minikube_py.api.access import mapping as _m
-from minikube_py.api.access import mappings as _maps
-from minikube_py.api.quantity import Quantity
-
+from ..access import mapping as _m
+from ..access import mappings as _maps
+from ..quantity import Quantity
 from .values import Obj, go_bool, qstr, quantity, rfc1123z
 from .values import int_field as _i
 from .values import list_field as _l

@@ -1,0 +1,8 @@
+"""The core (``v1``) group: Pod, Node, Namespace, Event."""
+
+from __future__ import annotations
+
+from . import event, namespace, node, pod
+
+#: In discovery order.
+RESOURCES = (pod.RESOURCE, node.RESOURCE, namespace.RESOURCE, event.RESOURCE)
