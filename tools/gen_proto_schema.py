@@ -28,6 +28,14 @@ file                        upstream
 ``intstr.proto``            ``k8s.io/apimachinery/pkg/util/intstr/generated.proto``
 ==========================  =====================================================
 
+The checked-in table comes from the published ``k8s.io/api`` and
+``k8s.io/apimachinery`` repositories at tag ``v0.32.9`` (Kubernetes 1.32, the
+version kubectl and the client speak here), each copy starting with a
+``// ... commit <sha>`` line the header records, e.g.::
+
+    git -C api show v0.32.9:core/v1/generated.proto > SRC/core_v1.proto
+    git -C apimachinery show v0.32.9:pkg/apis/meta/v1/types.go > SRC/meta_v1_types.go
+
 Why both files of a package: the ``.proto`` is the wire format (field numbers,
 wire types, which fields are repeated or maps, the message type of each field),
 but the JSON shape of a field comes from the Go struct tag next to it:
@@ -72,6 +80,7 @@ ROOTS: tuple[tuple[str, str, str], ...] = (
     ("v1", "Node", "k8s.io.api.core.v1.Node"),
     ("v1", "Namespace", "k8s.io.api.core.v1.Namespace"),
     ("v1", "Event", "k8s.io.api.core.v1.Event"),
+    ("v1", "ConfigMap", "k8s.io.api.core.v1.ConfigMap"),
     ("apps/v1", "Deployment", "k8s.io.api.apps.v1.Deployment"),
     ("apps/v1", "ReplicaSet", "k8s.io.api.apps.v1.ReplicaSet"),
     ("batch/v1", "Job", "k8s.io.api.batch.v1.Job"),

@@ -131,7 +131,9 @@ class FieldError:
         return text
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.body()}" if self.path else self.body()
+        # Go's ``Error()`` is "<field>: <body>" even when the field is empty
+        # (a whole-object error such as a ConfigMap's size: ": Too long: ...").
+        return f"{self.path}: {self.body()}"
 
     def cause(self) -> dict[str, str]:
         """A ``StatusCause`` dict for ``Status.details.causes``."""

@@ -445,7 +445,7 @@ class _Parser:
         if key_msgs:
             # Kubernetes reports this with a nil field path ("<nil>: Invalid
             # value: ..."); the path adds nothing, so it is left out here.
-            raise _ParseError(str(invalid("", key, "; ".join(key_msgs))))
+            raise _ParseError(invalid("", key, "; ".join(key_msgs)).body())
         if negated:
             # "!key" takes no operator; whatever follows is the caller's
             # problem (so "!x=a" fails with "found '=' ...").

@@ -20,19 +20,19 @@ upstream ``generated.proto`` and ``types.go`` files (see that script).
 
 Generated from (kubernetes/kubernetes ``staging/src/k8s.io``, or a vendored copy):
 
-* core_v1.proto: 0032f46b5dcb893b0684679408a2da9bd26a0859
-* core_v1_types.go: 0032f46b5dcb893b0684679408a2da9bd26a0859
-* apps_v1.proto: 0122c43a017029d0572474da5a6382e1463f9710
-* apps_v1_types.go: 0122c43a017029d0572474da5a6382e1463f9710
-* batch_v1.proto: 008b3652959ca58af8be3fb5b6ecfe9ae7638282
-* batch_v1_types.go: 2d3917ec4aff355100569f652478025504b4c297
-* scheduling_v1.proto: 01d0b7277d400d6aa9fc676abb4826700ec869fe
-* scheduling_v1_types.go: 01d0b7277d400d6aa9fc676abb4826700ec869fe
-* meta_v1.proto: 2d3917ec4aff355100569f652478025504b4c297
-* meta_v1_types.go: 007b1173faf533318108a04b3fdc227173aa4cb1
-* runtime.proto: 203d8ac83844b8ea8ece8ece7630cb22ef8f327d
-* resource.proto: 0f9f0907d6dbe57e78d61f3432bf9b63514b540a
-* intstr.proto: 009a4a8bc0b3dde74bdce54289f58bf82efaf5e9
+* core_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* core_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* apps_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* apps_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* batch_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* batch_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* scheduling_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* scheduling_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* meta_v1.proto: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
+* meta_v1_types.go: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
+* runtime.proto: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
+* resource.proto: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
+* intstr.proto: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ ROOTS: Final[dict[tuple[str, str], str]] = {
     ('v1', 'Node'): 'Node',
     ('v1', 'Namespace'): 'Namespace',
     ('v1', 'Event'): 'Event',
+    ('v1', 'ConfigMap'): 'ConfigMap',
     ('apps/v1', 'Deployment'): 'Deployment',
     ('apps/v1', 'ReplicaSet'): 'ReplicaSet',
     ('batch/v1', 'Job'): 'Job',
@@ -131,6 +132,12 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         5: ('optional', 'opt', 'bool', 'keep'),
         4: ('path', 'opt', 'string', 'keep'),
     },
+    'ConfigMap': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        4: ('immutable', 'opt', 'bool', 'keep'),
+        2: ('data', 'map', 'string', ''),
+        3: ('binaryData', 'map', 'bytes', ''),
+    },
     'ConfigMapEnvSource': {
         1: ('', 'opt', 'LocalObjectReference', 'inline'),
         2: ('optional', 'opt', 'bool', 'keep'),
@@ -170,7 +177,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         8: ('resources', 'opt', 'ResourceRequirements', ''),
         23: ('resizePolicy', 'rep', 'ContainerResizePolicy', ''),
         24: ('restartPolicy', 'opt', 'string', 'keep'),
-        25: ('restartPolicyRules', 'rep', 'ContainerRestartRule', ''),
         9: ('volumeMounts', 'rep', 'VolumeMount', ''),
         21: ('volumeDevices', 'rep', 'VolumeDevice', ''),
         10: ('livenessProbe', 'opt', 'Probe', ''),
@@ -184,11 +190,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         16: ('stdin', 'opt', 'bool', ''),
         17: ('stdinOnce', 'opt', 'bool', ''),
         18: ('tty', 'opt', 'bool', ''),
-    },
-    'ContainerExtendedResourceRequest': {
-        1: ('containerName', 'opt', 'string', 'keep'),
-        2: ('resourceName', 'opt', 'string', 'keep'),
-        3: ('requestName', 'opt', 'string', 'keep'),
     },
     'ContainerImage': {
         1: ('names', 'rep', 'string', ''),
@@ -204,14 +205,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     'ContainerResizePolicy': {
         1: ('resourceName', 'opt', 'string', 'keep'),
         2: ('restartPolicy', 'opt', 'string', 'keep'),
-    },
-    'ContainerRestartRule': {
-        1: ('action', 'opt', 'string', ''),
-        2: ('exitCodes', 'opt', 'ContainerRestartRuleOnExitCodes', ''),
-    },
-    'ContainerRestartRuleOnExitCodes': {
-        1: ('operator', 'opt', 'string', ''),
-        2: ('values', 'rep', 'int32', ''),
     },
     'ContainerState': {
         1: ('waiting', 'opt', 'ContainerStateWaiting', ''),
@@ -249,7 +242,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         12: ('volumeMounts', 'rep', 'VolumeMountStatus', ''),
         13: ('user', 'opt', 'ContainerUser', ''),
         14: ('allocatedResourcesStatus', 'rep', 'ResourceStatus', ''),
-        15: ('stopSignal', 'opt', 'string', 'keep'),
     },
     'ContainerUser': {
         1: ('linux', 'opt', 'LinuxContainerUser', ''),
@@ -263,6 +255,7 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         3: ('orphanDependents', 'opt', 'bool', 'keep'),
         4: ('propagationPolicy', 'opt', 'string', 'keep'),
         5: ('dryRun', 'rep', 'string', ''),
+        6: ('ignoreStoreReadErrorWithClusterBreakingPotential', 'opt', 'bool', 'keep'),
     },
     'Deployment': {
         1: ('metadata', 'opt', 'ObjectMeta', ''),
@@ -286,7 +279,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         6: ('revisionHistoryLimit', 'opt', 'int32', 'keep'),
         7: ('paused', 'opt', 'bool', ''),
         9: ('progressDeadlineSeconds', 'opt', 'int32', 'keep'),
-        10: ('podReplacementPolicy', 'opt', 'string', 'keep'),
     },
     'DeploymentStatus': {
         1: ('observedGeneration', 'opt', 'int64', ''),
@@ -295,7 +287,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         7: ('readyReplicas', 'opt', 'int32', ''),
         4: ('availableReplicas', 'opt', 'int32', ''),
         5: ('unavailableReplicas', 'opt', 'int32', ''),
-        9: ('terminatingReplicas', 'opt', 'int32', 'keep'),
         6: ('conditions', 'rep', 'DeploymentCondition', ''),
         8: ('collisionCount', 'opt', 'int32', 'keep'),
     },
@@ -335,7 +326,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         2: ('resourceFieldRef', 'opt', 'ResourceFieldSelector', ''),
         3: ('configMapKeyRef', 'opt', 'ConfigMapKeySelector', ''),
         4: ('secretKeyRef', 'opt', 'SecretKeySelector', ''),
-        5: ('fileKeyRef', 'opt', 'FileKeySelector', ''),
     },
     'EphemeralContainer': {
         1: ('', 'opt', 'EphemeralContainerCommon', 'inline'),
@@ -353,7 +343,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         8: ('resources', 'opt', 'ResourceRequirements', ''),
         23: ('resizePolicy', 'rep', 'ContainerResizePolicy', ''),
         24: ('restartPolicy', 'opt', 'string', 'keep'),
-        25: ('restartPolicyRules', 'rep', 'ContainerRestartRule', ''),
         9: ('volumeMounts', 'rep', 'VolumeMount', ''),
         21: ('volumeDevices', 'rep', 'VolumeDevice', ''),
         10: ('livenessProbe', 'opt', 'Probe', ''),
@@ -405,12 +394,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         3: ('fsType', 'opt', 'string', ''),
         4: ('readOnly', 'opt', 'bool', ''),
         5: ('wwids', 'rep', 'string', ''),
-    },
-    'FileKeySelector': {
-        1: ('volumeName', 'opt', 'string', 'keep'),
-        2: ('path', 'opt', 'string', 'keep'),
-        3: ('key', 'opt', 'string', 'keep'),
-        4: ('optional', 'opt', 'bool', 'keep'),
     },
     'FlexVolumeSource': {
         1: ('driver', 'opt', 'string', 'keep'),
@@ -482,9 +465,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         1: ('reference', 'opt', 'string', ''),
         2: ('pullPolicy', 'opt', 'string', ''),
     },
-    'ImageVolumeStatus': {
-        1: ('imageRef', 'opt', 'string', ''),
-    },
     'Job': {
         1: ('metadata', 'opt', 'ObjectMeta', ''),
         2: ('spec', 'opt', 'JobSpec', ''),
@@ -546,7 +526,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     'Lifecycle': {
         1: ('postStart', 'opt', 'LifecycleHandler', ''),
         2: ('preStop', 'opt', 'LifecycleHandler', ''),
-        3: ('stopSignal', 'opt', 'string', 'keep'),
     },
     'LifecycleHandler': {
         1: ('exec', 'opt', 'ExecAction', ''),
@@ -635,7 +614,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     },
     'NodeFeatures': {
         1: ('supplementalGroupsPolicy', 'opt', 'bool', 'keep'),
-        2: ('containerUlimits', 'opt', 'bool', 'keep'),
     },
     'NodeRuntimeHandler': {
         1: ('name', 'opt', 'string', 'keep'),
@@ -680,10 +658,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         11: ('config', 'opt', 'NodeConfigStatus', ''),
         12: ('runtimeHandlers', 'rep', 'NodeRuntimeHandler', ''),
         13: ('features', 'opt', 'NodeFeatures', ''),
-        14: ('declaredFeatures', 'rep', 'string', ''),
-    },
-    'NodeSwapStatus': {
-        1: ('capacity', 'opt', 'int64', 'keep'),
     },
     'NodeSystemInfo': {
         1: ('machineID', 'opt', 'string', 'keep'),
@@ -696,7 +670,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         8: ('kubeProxyVersion', 'opt', 'string', 'keep'),
         9: ('operatingSystem', 'opt', 'string', 'keep'),
         10: ('architecture', 'opt', 'string', 'keep'),
-        11: ('swap', 'opt', 'NodeSwapStatus', ''),
     },
     'ObjectFieldSelector': {
         1: ('apiVersion', 'opt', 'string', ''),
@@ -790,18 +763,8 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
             '',
         ),
     },
-    'PodCertificateProjection': {
-        1: ('signerName', 'opt', 'string', ''),
-        2: ('keyType', 'opt', 'string', ''),
-        3: ('maxExpirationSeconds', 'opt', 'int32', 'keep'),
-        4: ('credentialBundlePath', 'opt', 'string', ''),
-        5: ('keyPath', 'opt', 'string', ''),
-        6: ('certificateChainPath', 'opt', 'string', ''),
-        7: ('userAnnotations', 'map', 'string', ''),
-    },
     'PodCondition': {
         1: ('type', 'opt', 'string', 'keep'),
-        7: ('observedGeneration', 'opt', 'int64', ''),
         2: ('status', 'opt', 'string', 'keep'),
         3: ('lastProbeTime', 'opt', 'Time', ''),
         4: ('lastTransitionTime', 'opt', 'Time', ''),
@@ -816,10 +779,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     'PodDNSConfigOption': {
         1: ('name', 'opt', 'string', ''),
         2: ('value', 'opt', 'string', 'keep'),
-    },
-    'PodExtendedResourceClaimStatus': {
-        1: ('requestMappings', 'rep', 'ContainerExtendedResourceRequest', ''),
-        2: ('resourceClaimName', 'opt', 'string', 'keep'),
     },
     'PodFailurePolicy': {
         1: ('rules', 'rep', 'PodFailurePolicyRule', ''),
@@ -915,11 +874,8 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         38: ('schedulingGates', 'rep', 'PodSchedulingGate', ''),
         39: ('resourceClaims', 'rep', 'PodResourceClaim', ''),
         40: ('resources', 'opt', 'ResourceRequirements', ''),
-        41: ('hostnameOverride', 'opt', 'string', 'keep'),
-        42: ('workloadRef', 'opt', 'WorkloadReference', ''),
     },
     'PodStatus': {
-        17: ('observedGeneration', 'opt', 'int64', ''),
         1: ('phase', 'opt', 'string', ''),
         2: ('conditions', 'rep', 'PodCondition', ''),
         3: ('message', 'opt', 'string', ''),
@@ -936,9 +892,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         13: ('ephemeralContainerStatuses', 'rep', 'ContainerStatus', ''),
         14: ('resize', 'opt', 'string', ''),
         15: ('resourceClaimStatuses', 'rep', 'PodResourceClaimStatus', ''),
-        18: ('extendedResourceClaimStatus', 'opt', 'PodExtendedResourceClaimStatus', ''),
-        19: ('allocatedResources', 'map', 'Quantity', ''),
-        20: ('resources', 'opt', 'ResourceRequirements', ''),
     },
     'PodTemplateSpec': {
         1: ('metadata', 'opt', 'ObjectMeta', ''),
@@ -1024,7 +977,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         2: ('fullyLabeledReplicas', 'opt', 'int32', ''),
         4: ('readyReplicas', 'opt', 'int32', ''),
         5: ('availableReplicas', 'opt', 'int32', ''),
-        7: ('terminatingReplicas', 'opt', 'int32', 'keep'),
         3: ('observedGeneration', 'opt', 'int64', ''),
         6: ('conditions', 'rep', 'ReplicaSetCondition', ''),
     },
@@ -1040,7 +992,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     'ResourceHealth': {
         1: ('resourceID', 'opt', 'string', 'keep'),
         2: ('health', 'opt', 'string', ''),
-        6: ('message', 'opt', 'string', 'keep'),
     },
     'ResourceRequirements': {
         1: ('limits', 'map', 'Quantity', ''),
@@ -1110,7 +1061,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         9: ('procMount', 'opt', 'string', 'keep'),
         11: ('seccompProfile', 'opt', 'SeccompProfile', ''),
         12: ('appArmorProfile', 'opt', 'AppArmorProfile', ''),
-        13: ('ulimits', 'rep', 'Ulimit', ''),
     },
     'ServiceAccountTokenProjection': {
         1: ('audience', 'opt', 'string', ''),
@@ -1176,11 +1126,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         3: ('name', 'opt', 'string', 'keep'),
         4: ('namespace', 'opt', 'string', 'keep'),
     },
-    'Ulimit': {
-        1: ('name', 'opt', 'string', 'keep'),
-        2: ('hard', 'opt', 'int64', 'keep'),
-        3: ('soft', 'opt', 'int64', 'keep'),
-    },
     'UncountedTerminatedPods': {
         1: ('succeeded', 'rep', 'string', ''),
         2: ('failed', 'rep', 'string', ''),
@@ -1207,7 +1152,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         2: ('mountPath', 'opt', 'string', 'keep'),
         3: ('readOnly', 'opt', 'bool', ''),
         4: ('recursiveReadOnly', 'opt', 'string', 'keep'),
-        5: ('volumeStatus', 'opt', 'VolumeStatus', ''),
     },
     'VolumeProjection': {
         1: ('secret', 'opt', 'SecretProjection', ''),
@@ -1215,7 +1159,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         3: ('configMap', 'opt', 'ConfigMapProjection', ''),
         4: ('serviceAccountToken', 'opt', 'ServiceAccountTokenProjection', ''),
         5: ('clusterTrustBundle', 'opt', 'ClusterTrustBundleProjection', ''),
-        6: ('podCertificate', 'opt', 'PodCertificateProjection', ''),
     },
     'VolumeResourceRequirements': {
         1: ('limits', 'map', 'Quantity', ''),
@@ -1253,9 +1196,6 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         29: ('ephemeral', 'opt', 'EphemeralVolumeSource', ''),
         30: ('image', 'opt', 'ImageVolumeSource', ''),
     },
-    'VolumeStatus': {
-        1: ('image', 'opt', 'ImageVolumeStatus', ''),
-    },
     'VsphereVirtualDiskVolumeSource': {
         1: ('volumePath', 'opt', 'string', 'keep'),
         2: ('fsType', 'opt', 'string', ''),
@@ -1271,10 +1211,5 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         2: ('gmsaCredentialSpec', 'opt', 'string', 'keep'),
         3: ('runAsUserName', 'opt', 'string', 'keep'),
         4: ('hostProcess', 'opt', 'bool', 'keep'),
-    },
-    'WorkloadReference': {
-        1: ('name', 'opt', 'string', 'keep'),
-        2: ('podGroup', 'opt', 'string', 'keep'),
-        3: ('podGroupReplicaKey', 'opt', 'string', ''),
     },
 }

@@ -76,6 +76,24 @@ _RFC3339 = re.compile(
     r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
 )
 
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def _base64_error_at(text: str) -> int | None:
+    """Where standard padded base64 (what ``encoding/json`` decodes ``[]byte``
+    from) goes wrong in ``text``, or ``None`` when it decodes. Like Go, the
+    offset is the first byte that cannot be; a string cut short is wrong at
+    its end."""
+    body = text.rstrip("=")
+    padding = len(text) - len(body)
+    for i, ch in enumerate(body):
+        if ch not in _BASE64:
+            return i
+    if padding > 2 or len(text) % 4 or (padding and len(body) % 4 == 1):
+        return len(body) if padding else len(text) - len(text) % 4
+    return None
+
+
 # --------------------------------------------------------------------- lookups
 
 
@@ -248,6 +266,10 @@ class _Decoder:
         is_int = isinstance(value, int) and not is_bool
         is_number = is_int or isinstance(value, float)
         if kind == STRING and isinstance(value, str):
+            if schema.fmt == "byte":
+                bad = _base64_error_at(value)
+                if bad is not None:
+                    self.type_errors.append(f"{path}: illegal base64 data at input byte {bad}")
             return value
         if kind == BOOLEAN and is_bool:
             return value

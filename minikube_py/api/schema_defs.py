@@ -23,8 +23,10 @@ from .schema_meta import (
     TYPE_META,
     resource_map,
     string_list,
+    string_map,
 )
 from .schema_model import (
+    STRING,
     Schema,
     any_value,
     boolean,
@@ -33,6 +35,7 @@ from .schema_model import (
     int64,
     int_or_string,
     list_of,
+    map_of,
     obj,
     ref,
     string,
@@ -322,6 +325,12 @@ ROOTS: dict[str, Schema] = {
         "related": ref(OBJECT_REFERENCE, "Secondary object for more complex actions."),
         "reportingComponent": string("Controller that emitted the event."),
         "reportingInstance": string("ID of the controller instance."),
+    }),
+    "ConfigMap": _root(CORE + "ConfigMap", "Configuration data for pods to consume.", {
+        "data": string_map("Configuration data: UTF-8 text by key."),
+        "binaryData": map_of(Schema(STRING, "Base64 bytes.", fmt="byte"),
+                             "Binary configuration data by key."),
+        "immutable": boolean("When true, data and binaryData can no longer change."),
     }),
     "Deployment": _root(APPS + "Deployment", "Declarative updates for pods and ReplicaSets.", {
         "spec": ref(DEPLOYMENT_SPEC), "status": ref(DEPLOYMENT_STATUS)}),

@@ -16,7 +16,19 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from .. import __version__
-from . import apply, daemon, delete, describe_cmd, events, explain, get, logs, rollout, scale
+from . import (
+    apply,
+    create,
+    daemon,
+    delete,
+    describe_cmd,
+    events,
+    explain,
+    get,
+    logs,
+    rollout,
+    scale,
+)
 
 #: Entry points in this group add commands: ``name = "package.module:register"``.
 PLUGIN_GROUP = "minikube_py.commands"
@@ -33,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="kubeconfig of the control plane (default: the daemon's)")
     parser.add_argument("-n", "--namespace", default=None, help="namespace")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (daemon, apply, get, describe_cmd, delete, logs, scale, rollout, events,
-                   explain):
+    for module in (daemon, apply, create, get, describe_cmd, delete, logs, scale, rollout,
+                   events, explain):
         module.register(commands)
     for plugin in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
         try:

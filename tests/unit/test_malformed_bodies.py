@@ -55,6 +55,8 @@ VALID: dict[str, dict[str, Any]] = {
                             "template": _TEMPLATE}},
     "PriorityClass": {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                       "metadata": {"name": NAME}, "value": 7},
+    "ConfigMap": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": NAME},
+                  "data": {"k": "v"}, "binaryData": {"b": "AAE="}},
     "Job": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": NAME},
             "spec": {"suspend": True, "template": {
                 **_TEMPLATE, "spec": {**_TEMPLATE["spec"], "restartPolicy": "Never"}}}},
@@ -85,6 +87,8 @@ KIND_SHAPES: dict[str, list[tuple[str, Any]]] = {
     "ReplicaSet": [("spec", []), ("spec.template.metadata", "x"), ("spec.replicas", {})],
     "PriorityClass": [("value", "x"), ("globalDefault", "yes")],
     "Job": [("spec", "x"), ("spec.template.spec", []), ("spec.backoffLimit", "6")],
+    "ConfigMap": [("data", []), ("data.k", 1), ("binaryData", "x"), ("binaryData.b", 5),
+                  ("binaryData.b", "not base64!"), ("immutable", "yes")],
 }
 
 DELETE_OPTIONS: list[tuple[Any, str]] = [
@@ -214,12 +218,16 @@ def _partial(path: str, value: Any) -> Any:
     return out
 
 
+#: Fields that are maps: their keys are named ``field[key]``.
+_MAPS = ("metadata.labels", "metadata.annotations", "data", "binaryData")
+
+
 def _field(path: str) -> str:
     """How the field is named in a message: ``spec.containers[0].ports``."""
     out = ""
     for step in path.split("."):
         out += f"[{step}]" if step.isdigit() else (f".{step}" if out else step)
-    if out.startswith("metadata.labels.") or out.startswith("metadata.annotations."):
+    if out.startswith(tuple(f"{m}." for m in _MAPS)):
         head, _, key = out.rpartition(".")
         out = f"{head}[{key}]"
     return out

@@ -802,8 +802,10 @@ COLUMNS = {
                    ("Current", "integer", "", 0), ("Ready", "integer", "", 0),
                    ("Age", "string", "", 0), ("Containers", "string", "", 1),
                    ("Images", "string", "", 1), ("Selector", "string", "", 1)],
-    # apiserver defaultTableConvertor
-    "ConfigMap": [("Name", "string", "name", 0), ("Created At", "date", "", 0)],
+    "ConfigMap": [("Name", "string", "name", 0), ("Data", "string", "", 0),
+                  ("Age", "string", "", 0)],
+    # apiserver defaultTableConvertor, for a kind with no printer
+    "Widget": [("Name", "string", "name", 0), ("Created At", "date", "", 0)],
 }
 
 
@@ -853,7 +855,7 @@ def test_table_envelope_and_metadata() -> None:
 
 
 def _simple() -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "ConfigMap",
+    return {"apiVersion": "example.com/v1", "kind": "Widget",
             "metadata": {"name": "foo1", "namespace": "ns1", "resourceVersion": "10",
                          "creationTimestamp": "2023-11-14T22:13:20Z", "uid": "abcdef0123"},
             "data": {"a": "b"}}
@@ -863,7 +865,7 @@ def test_default_table_for_other_kinds() -> None:
     # apiserver_test.go TestGetTable: cells are name and creationTimestamp in UTC RFC3339.
     obj = _simple()
     obj["metadata"]["creationTimestamp"] = "2023-11-15T00:13:20.5+02:00"
-    t = table("ConfigMap", [obj], now=NOW, resource_version="10")
+    t = table("Widget", [obj], now=NOW, resource_version="10")
     assert t["metadata"] == {"resourceVersion": "10"}
     assert t["rows"] == [{
         "cells": ["foo1", "2023-11-14T22:13:20Z"],
@@ -894,7 +896,7 @@ def test_include_object(mode: str, expected: str | None) -> None:
 
 
 def test_include_object_default_is_metadata() -> None:
-    row = table("ConfigMap", [_simple()], now=NOW)["rows"][0]
+    row = table("Widget", [_simple()], now=NOW)["rows"][0]
     assert row["object"]["kind"] == "PartialObjectMetadata"
 
 
