@@ -114,6 +114,13 @@ class Related:
     label_selector: Callable[[Mapping[str, Any]], str | None] = lambda obj: None
 
 
+def match_labels(obj: Mapping[str, Any]) -> str:
+    """The ``spec.selector.matchLabels`` of ``obj`` as a label selector string
+    (what ``kubectl describe`` lists a workload's replica sets or pods by)."""
+    selector = (obj.get("spec") or {}).get("selector") or {}
+    return ",".join(f"{k}={v}" for k, v in (selector.get("matchLabels") or {}).items())
+
+
 def _no_defaults(obj: Obj, create: bool) -> None:
     return None
 

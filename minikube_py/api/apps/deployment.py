@@ -27,7 +27,7 @@ from ..printers import (
     selector_string,
     spec_replicas,
 )
-from ..resource import Column, KindInfo, Related, Resource
+from ..resource import Column, KindInfo, Related, Resource, match_labels
 from ..schema_defs import ROOTS
 from ..validation_apps import validate_deployment, validate_deployment_update
 
@@ -75,13 +75,6 @@ def _print_deployment(obj: Mapping[str, Any], now: float) -> tuple[list[Any], No
     ], None
 
 
-def _match_labels(obj: Mapping[str, Any]) -> str:
-    """The selector's ``matchLabels`` as a label selector string (what
-    ``kubectl describe`` lists the owned objects by)."""
-    selector = (obj.get("spec") or {}).get("selector") or {}
-    return ",".join(f"{k}={v}" for k, v in (selector.get("matchLabels") or {}).items())
-
-
 def _describe(obj: Mapping[str, Any], related: Mapping[str, Any], events: Any,
               ctx: Any) -> str:
     return describe_deployment(obj, list(related.get("replicasets", ())), events, ctx)
@@ -97,5 +90,5 @@ RESOURCE = Resource(
     columns=DEPLOYMENT_COLUMNS,
     row=_print_deployment,
     describe=_describe,
-    related=(Related("replicasets", "replicasets", label_selector=_match_labels),),
+    related=(Related("replicasets", "replicasets", label_selector=match_labels),),
 )

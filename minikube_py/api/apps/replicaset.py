@@ -29,7 +29,7 @@ from ..printers import (
     selector_string,
     spec_replicas,
 )
-from ..resource import Column, KindInfo, Related, Resource
+from ..resource import Column, KindInfo, Related, Resource, match_labels
 from ..schema_defs import ROOTS
 from ..validation_apps import validate_replica_set, validate_replica_set_update
 
@@ -83,13 +83,6 @@ def _print_replicaset(obj: Mapping[str, Any], now: float) -> tuple[list[Any], No
     ], None
 
 
-def _match_labels(obj: Mapping[str, Any]) -> str:
-    """The selector's ``matchLabels`` as a label selector string (what
-    ``kubectl describe`` lists the owned objects by)."""
-    selector = (obj.get("spec") or {}).get("selector") or {}
-    return ",".join(f"{k}={v}" for k, v in (selector.get("matchLabels") or {}).items())
-
-
 def _describe(obj: Mapping[str, Any], related: Mapping[str, Any], events: Any,
               ctx: Any) -> str:
     return describe_replica_set(obj, list(related.get("pods", ())), events, ctx)
@@ -105,5 +98,5 @@ RESOURCE = Resource(
     columns=REPLICASET_COLUMNS,
     row=_print_replicaset,
     describe=_describe,
-    related=(Related("pods", "pods", label_selector=_match_labels),),
+    related=(Related("pods", "pods", label_selector=match_labels),),
 )

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ..access import mapping as _m
-from ..describe.sections import describe_events, print_annotations, print_labels
+from ..describe.sections import describe_events, print_name_header
 from ..describe.values import str_map
 from ..describe.writer import Ctx, Out
 from ..errors import FieldError, FieldPath, forbidden, invalid, too_long
@@ -138,10 +138,7 @@ def describe_config_map(cm: Mapping[str, Any], related: Mapping[str, Any],
     """kubectl's ``ConfigMapDescriber``."""
     meta = _m(cm.get("metadata"))
     w = Out()
-    w.write(0, f"Name:\t{cell_str(meta.get('name'))}\n")
-    w.write(0, f"Namespace:\t{cell_str(meta.get('namespace'))}\n")
-    print_labels(w, "Labels", str_map(meta.get("labels")))
-    print_annotations(w, "Annotations", str_map(meta.get("annotations")))
+    print_name_header(w, meta)
     w.write(0, "\nData\n====\n")
     data = str_map(cm.get("data"))
     for key in sorted(data):

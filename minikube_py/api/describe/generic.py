@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from ..access import mapping as _m
 from ..access import mappings as _maps
 from ..gofmt import go_value as _go_value
-from .sections import describe_events, print_annotations, print_labels
+from .sections import describe_events, print_annotations, print_labels, print_name_header
 from .values import Obj, rfc1123z, str_map
 from .values import str_field as _s
 from .writer import Ctx, Out
@@ -110,10 +110,7 @@ def describe_generic(obj: Obj, events: list[Obj] | None, ctx: Ctx) -> str:
     """kubectl's generic describer, for every kind without a dedicated one."""
     meta = _m(obj.get("metadata"))
     w = Out()
-    w.write(0, f"Name:\t{_s(meta.get('name'))}\n")
-    w.write(0, f"Namespace:\t{_s(meta.get('namespace'))}\n")
-    print_labels(w, "Labels", str_map(meta.get("labels")))
-    print_annotations(w, "Annotations", str_map(meta.get("annotations")))
+    print_name_header(w, meta)
     _print_unstructured(w, 0, obj, "", (".metadata.managedFields", ".metadata.name",
                                         ".metadata.namespace", ".metadata.labels",
                                         ".metadata.annotations"))

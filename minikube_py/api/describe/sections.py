@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..access import mapping as _m
-from .values import Obj, parse_time, shorten, since
+from .values import Obj, parse_time, shorten, since, str_map
 from .values import int_field as _i
 from .values import str_field as _s
 from .writer import Ctx, Out
@@ -33,6 +34,15 @@ def print_labels(w: Out, title: str, labels: Mapping[str, str], *,
             w.write(0, initial_indent)
             w.write(0, inner_indent)
         w.write(0, f"{key}={labels[key]}\n")
+
+
+def print_name_header(w: Out, meta: Mapping[str, Any]) -> None:
+    """``Name``, ``Namespace``, ``Labels``, ``Annotations``: how the generic
+    describer and several dedicated ones (ConfigMap, ...) begin."""
+    w.write(0, f"Name:\t{_s(meta.get('name'))}\n")
+    w.write(0, f"Namespace:\t{_s(meta.get('namespace'))}\n")
+    print_labels(w, "Labels", str_map(meta.get("labels")))
+    print_annotations(w, "Annotations", str_map(meta.get("annotations")))
 
 
 def print_annotations(w: Out, title: str, annotations: Mapping[str, str]) -> None:
