@@ -236,6 +236,13 @@ def layout_containers(containers: Sequence[Any]) -> tuple[str, str]:
     return ",".join(names), ",".join(images)
 
 
+def template_cells(spec: Mapping[str, Any]) -> tuple[str, str]:
+    """The CONTAINERS and IMAGES cells of a workload: its pod template's
+    containers, laid out by :func:`layout_containers`."""
+    return layout_containers(
+        cell_list(_m(_m(spec.get("template")).get("spec")).get("containers")))
+
+
 def spec_replicas(spec: Mapping[str, Any]) -> int:
     """``spec.replicas`` as printed: the API default 1 when unset."""
     replicas = spec.get("replicas")

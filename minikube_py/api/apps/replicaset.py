@@ -22,12 +22,11 @@ from ..printers import (
     NONE,
     age_of,
     cell_int,
-    cell_list,
     cell_str,
     epoch,
-    layout_containers,
     selector_string,
     spec_replicas,
+    template_cells,
 )
 from ..resource import Column, KindInfo, Related, Resource, match_labels
 from ..schema_defs import ROOTS
@@ -65,8 +64,7 @@ def _print_replicaset(obj: Mapping[str, Any], now: float) -> tuple[list[Any], No
     metadata = _m(obj.get("metadata"))
     spec = _m(obj.get("spec"))
     status = _m(obj.get("status"))
-    names, images = layout_containers(
-        cell_list(_m(_m(spec.get("template")).get("spec")).get("containers")))
+    names, images = template_cells(spec)
     try:  # metav1.FormatLabelSelector
         selector = selector_string(spec.get("selector")) or NONE
     except SelectorError:

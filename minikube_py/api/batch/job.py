@@ -32,8 +32,8 @@ from ..printers import (
     cell_str,
     epoch,
     human_duration,
-    layout_containers,
     selector_string,
+    template_cells,
 )
 from ..resource import Column, KindInfo, Resource
 from ..schema_defs import ROOTS
@@ -150,8 +150,7 @@ def _print_job(obj: Mapping[str, Any], now: float) -> tuple[list[Any], None]:
         duration = human_duration(now - start)
     else:
         duration = human_duration(end - start)
-    names, images = layout_containers(
-        cell_list(_m(_m(spec.get("template")).get("spec")).get("containers")))
+    names, images = template_cells(spec)
     try:  # metav1.FormatLabelSelector
         selector = selector_string(spec.get("selector")) or NONE
     except SelectorError:
