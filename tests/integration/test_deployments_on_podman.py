@@ -30,10 +30,21 @@ IMAGE_B = "localhost/minikube-py/busybox:latest"  # same bits, another name: a n
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     d = start_daemon(tmp_path_factory.mktemp("deploy") / "state", "--runtime", "podman",
                      "--nodes", "3", "--restart-backoff", "1,8")
+    cluster_id = (d.state / "cluster-id").read_text().strip()
     try:
         yield d
     finally:
-        assert stop_daemon(d) == 0
+        try:
+            assert stop_daemon(d) == 0
+        finally:
+            # The tests delete what they make; when one fails half-way, its pods
+            # must not outlive the module and load the machine for later tests.
+            left = subprocess.run(["podman", "pod", "ps", "-q", "--filter",
+                                   f"label=minikube-py.io/cluster={cluster_id}"],
+                                  capture_output=True, text=True, check=False).stdout.split()
+            if left:
+                subprocess.run(["podman", "pod", "rm", "-f", "-t", "0", *left],
+                               capture_output=True, check=False)
 
 
 def deployment(image: str, replicas: int = 5) -> str:
