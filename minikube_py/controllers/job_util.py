@@ -140,7 +140,13 @@ def format_indexes(indexes: Iterable[int]) -> str:
 
 
 def parse_indexes(text: str, completions: int) -> set[int]:
-    """The indexes below ``completions`` in ``0,2-4``; malformed parts are skipped."""
+    """The indexes below ``completions`` in ``0,2-4``.
+
+    The text is the controller's own ``status.completedIndexes`` /
+    ``failedIndexes``, which validation keeps well-formed on every write; a part
+    that is not ``N`` or ``N-M`` anyway is left out, as Kubernetes'
+    ``parseIndexesFromString`` reports it and the controller goes on without it.
+    """
     out: set[int] = set()
     for part in (text or "").split(","):
         bounds = part.split("-")

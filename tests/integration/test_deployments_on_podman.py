@@ -7,7 +7,7 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +80,37 @@ def podman_ps(d: Daemon) -> list[dict[str, Any]]:
     return [c for c in json.loads(out or "[]")
             if not c["Names"][0].endswith("-infra")
             and (c.get("Labels") or {}).get("minikube-py.io/name", "").startswith("web-")]
+
+
+class Follower(threading.Thread):
+    """Mirrors the ``app=web`` objects of ``resource`` in ``default`` from a
+    list and then a watch, calling ``check`` with them (name -> object) after
+    every change until ``stop`` is set. Started and watching once built."""
+
+    def __init__(self, client: HTTPClient, resource: str, stop: threading.Event,
+                 check: Callable[[dict[str, dict[str, Any]]], None]) -> None:
+        super().__init__(daemon=True)
+        listing = client.list(resource, namespace="default", label_selector="app=web")
+        self.current = {o["metadata"]["name"]: o for o in listing.items}
+        self.stream = client.watch(resource, namespace="default", label_selector="app=web",
+                                   resource_version=listing.resource_version)
+        self.stop, self.check = stop, check
+        self.start()
+
+    def run(self) -> None:
+        try:
+            while not self.stop.is_set():
+                ev = self.stream.next(timeout=0.5)
+                if ev is None:
+                    continue
+                name = ev.object["metadata"]["name"]
+                if ev.type == "DELETED":
+                    self.current.pop(name, None)
+                else:
+                    self.current[name] = ev.object
+                self.check(self.current)
+        finally:
+            self.stream.stop()
 
 
 def web_pods(d: Daemon) -> list[dict[str, Any]]:
@@ -162,62 +193,22 @@ def test_deployment_lifecycle(cluster: Daemon):
     # scale-down asked it to, in Kubernetes as here). maxUnavailable bounds the
     # pods: never fewer than 5-1 ready.
     client = HTTPClient(load(d.kubeconfig))
-    start = client.list("pods", namespace="default", label_selector="app=web")
-    pods: dict[str, dict[str, Any]] = {p["metadata"]["name"]: p for p in start.items}
-    rs_start = client.list("replicasets", namespace="default", label_selector="app=web")
-    wanted: dict[str, int] = {rs["metadata"]["name"]: int(rs["spec"].get("replicas", 1))
-                              for rs in rs_start.items}
     violations: list[str] = []
     stop = threading.Event()
-    watching = threading.Event()
-    watching_rs = threading.Event()
 
-    def observe_replica_sets() -> None:
-        stream = client.watch("replicasets", namespace="default", label_selector="app=web",
-                              resource_version=rs_start.resource_version)
-        watching_rs.set()
-        try:
-            while not stop.is_set():
-                ev = stream.next(timeout=0.5)
-                if ev is None:
-                    continue
-                name = ev.object["metadata"]["name"]
-                if ev.type == "DELETED":
-                    wanted.pop(name, None)
-                else:
-                    wanted[name] = int(ev.object["spec"].get("replicas", 1))
-                if sum(wanted.values()) > 6:
-                    violations.append(f"{sum(wanted.values())} replicas asked for at once "
-                                      f"(maxSurge 1): {dict(wanted)}")
-        finally:
-            stream.stop()
+    def replica_sets(current: dict[str, dict[str, Any]]) -> None:
+        wanted = {name: int(rs["spec"].get("replicas", 1)) for name, rs in current.items()}
+        if sum(wanted.values()) > 6:
+            violations.append(f"{sum(wanted.values())} replicas asked for at once "
+                              f"(maxSurge 1): {wanted}")
 
-    def observe() -> None:
-        stream = client.watch("pods", namespace="default", label_selector="app=web",
-                              resource_version=start.resource_version)
-        watching.set()
-        try:
-            while not stop.is_set():
-                ev = stream.next(timeout=0.5)
-                if ev is None:
-                    continue
-                name = ev.object["metadata"]["name"]
-                if ev.type == "DELETED":
-                    pods.pop(name, None)
-                else:
-                    pods[name] = ev.object
-                ready = running_ready(list(pods.values()))
-                if len(ready) < 4:
-                    violations.append(f"only {len(ready)} ready (maxUnavailable 1)")
-        finally:
-            stream.stop()
+    def pods(current: dict[str, dict[str, Any]]) -> None:
+        ready = running_ready(list(current.values()))
+        if len(ready) < 4:
+            violations.append(f"only {len(ready)} ready (maxUnavailable 1)")
 
-    rs_watcher = threading.Thread(target=observe_replica_sets, daemon=True)
-    rs_watcher.start()
-    watching_rs.wait(5)
-    watcher = threading.Thread(target=observe, daemon=True)
-    watcher.start()
-    watching.wait(5)
+    rs_watcher = Follower(client, "replicasets", stop, replica_sets)
+    watcher = Follower(client, "pods", stop, pods)
     d.kubectl("apply", "-f", "-", input=deployment(IMAGE_B))
     out = d.kubectl("rollout", "status", "deployment/web", "--timeout=240s",
                     timeout=260).stdout
