@@ -62,6 +62,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import go_types
+
 # (proto file, Go file or None, proto package)
 SOURCES: tuple[tuple[str, str | None, str], ...] = (
     ("core_v1.proto", "core_v1_types.go", "k8s.io.api.core.v1"),
@@ -187,48 +191,25 @@ class GoField:
     pointer: bool
 
 
-_STRUCT = re.compile(r"^type\s+(\w+)\s+struct\s*\{\s*$")
-_GO_FIELD = re.compile(r"^(?:(\w+)\s+)?(\*?[\w.\[\]*]+)\s+`([^`]*)`\s*$")
-_TAG = re.compile(r'\b(\w+):"([^"]*)"')
-
-
 def parse_go(text: str, package: str) -> dict[str, dict[int, GoField]]:
-    """Struct fields that carry a protobuf tag: proto message name -> number -> field."""
+    """Struct fields that carry a protobuf tag: proto message name -> number -> field
+    (the declarations read by :mod:`go_types`, shared with ``gen_schemas.py``)."""
     structs: dict[str, dict[int, GoField]] = {}
-    current: dict[int, GoField] | None = None
-    current_name = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("//"):
-            continue
-        if current is None:
-            if m := _STRUCT.match(line):
-                current_name = m.group(1)
-                current = structs.setdefault(f"{package}.{current_name}", {})
-            continue
-        if line == "}":
-            current = None
-            continue
-        m = _GO_FIELD.match(line)
-        if m is None:
-            continue
-        tags = dict(_TAG.findall(m.group(3)))
-        if "protobuf" not in tags:
-            continue
-        parts = tags["protobuf"].split(",")
-        number = int(parts[1])
-        json_tag = tags.get("json", "").split(",")
-        json_name, options = json_tag[0], json_tag[1:]
-        embedded = m.group(1) is None
-        if number in current:
-            raise GenError(f"{current_name}: protobuf field {number} declared twice")
-        current[number] = GoField(
-            number=number,
-            json_name=json_name,
-            omitempty="omitempty" in options,
-            inline="inline" in options or (embedded and json_name == ""),
-            pointer=m.group(2).startswith("*"),
-        )
+    for struct in go_types.parse(text).structs.values():
+        current = structs.setdefault(f"{package}.{struct.name}", {})
+        for go_field in struct.fields:
+            if "protobuf" not in go_field.tags:
+                continue
+            number = int(go_field.tags["protobuf"].split(",")[1])
+            if number in current:
+                raise GenError(f"{struct.name}: protobuf field {number} declared twice")
+            current[number] = GoField(
+                number=number,
+                json_name=go_field.json,
+                omitempty=go_field.omitempty,
+                inline=go_field.inline or (not go_field.name and go_field.json == ""),
+                pointer=go_field.type.startswith("*"),
+            )
     return structs
 
 

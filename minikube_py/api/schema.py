@@ -36,8 +36,8 @@ from typing import Any
 
 from . import kinds
 from .errors import BadRequest, FieldError, Invalid, NotFound, invalid
+from .generated import meta_v1
 from .quantity import Quantity, QuantityError
-from .schema_defs import ROOTS
 from .schema_model import (
     ANY,
     BOOLEAN,
@@ -103,7 +103,7 @@ def field_schema(kind: str) -> Schema:
     Raises :class:`BadRequest` for kinds that have no schema.
     """
     if kind == "List":
-        return ROOTS["List"]
+        return meta_v1.List
     try:
         return kinds.resource(kind).schema
     except NotFound:
@@ -398,19 +398,36 @@ class _OpenAPI:
 
     def __init__(self, components: dict[str, Any] | None = None) -> None:
         self.components = components
+        self._inlining: set[str] = set()  # named shapes being inlined, outermost first
 
     def render(self, schema: Schema, *, top: bool = False) -> dict[str, Any]:
-        if (self.components is not None and schema.type == OBJECT and schema.name
-                and not top):
+        if schema.type != OBJECT or not schema.name:
+            return self._body(schema)
+        if self.components is not None and not top:
             if schema.name not in self.components:
                 self.components[schema.name] = {}  # reserve first: breaks cycles
-                self.components[schema.name] = self._body(schema)
+                # The shared definition carries the type's own description
+                # (a field's is beside its reference, as Kubernetes has it).
+                self.components[schema.name] = self._body(schema.origin or schema)
             out = self._reference(schema.name)
-            if schema.description:
+            if schema.origin is not None and schema.description:
+                # A field's own description; the shape itself (a list's
+                # items) has its description in the definition only.
                 out["description"] = schema.description
             self._extensions(schema, out)
             return out
-        return self._body(schema)
+        if schema.name in self._inlining:
+            # A shape inside itself (JSONSchemaProps), fully inlined: stop
+            # here with an object that keeps whatever it is given.
+            out = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+            if schema.description:
+                out["description"] = schema.description
+            return out
+        self._inlining.add(schema.name)
+        try:
+            return self._body(schema)
+        finally:
+            self._inlining.discard(schema.name)
 
     @staticmethod
     def _reference(name: str) -> dict[str, Any]:

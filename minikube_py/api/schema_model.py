@@ -59,7 +59,9 @@ class Schema:
 
     ``name`` is the Go definition name (``io.k8s.api.core.v1.Container``) of
     named object shapes; it is only used to share definitions in an OpenAPI
-    document. Nodes compare by identity.
+    document. ``origin`` is the named shape a field made with :func:`ref`
+    reuses (with the type's own description, where the field has its own).
+    Nodes compare by identity.
     """
 
     type: str
@@ -75,6 +77,7 @@ class Schema:
     map_type: str = ""
     name: str = ""
     required: tuple[str, ...] = ()
+    origin: Schema | None = None
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:
@@ -122,6 +125,11 @@ def quantity(description: str = "") -> Schema:
 
 def int_or_string(description: str = "") -> Schema:
     return Schema(INT_OR_STRING, description)
+
+
+def byte_string(description: str = "") -> Schema:
+    """``[]byte``: a base64 string (``encoding/json``'s form of bytes)."""
+    return Schema(STRING, description, fmt="byte")
 
 
 def time(description: str = "") -> Schema:
@@ -175,20 +183,45 @@ def obj(
     *,
     required: tuple[str, ...] = (),
     strategy: str = "",
+    map_type: str = "",
 ) -> Schema:
     """A named object shape. ``strategy`` carries a struct-level ``patchStrategy``
-    (``retainKeys`` on ``DeploymentStrategy``)."""
+    (``retainKeys`` on ``DeploymentStrategy``); ``map_type`` the ``+structType``
+    marker (``atomic``: server-side apply owns the object as a whole)."""
     return Schema(
         OBJECT, description, fields=dict(fields), name=name, required=required,
-        patch_strategy=strategy,
+        patch_strategy=strategy, map_type=map_type,
     )
 
 
-def ref(shape: Schema, description: str = "", *, strategy: str = "") -> Schema:
-    """Reuse a (named) shape for a field with its own description."""
-    changes: dict[str, str] = {"description": description or shape.description}
+def fill(shape: Schema, fields: Mapping[str, Schema]) -> None:
+    """Give an object shape made with no fields its fields, once.
+
+    Only for shapes that contain themselves (``JSONSchemaProps``): the shape is
+    made first, so fields further down can refer to it, and filled after.
+    Copies made with :func:`ref` share the filled fields.
+    """
+    assert isinstance(shape.fields, dict) and not shape.fields, "fill() a new empty shape"
+    shape.fields.update(fields)
+
+
+def inline(shape: Schema) -> Mapping[str, Schema]:
+    """The fields of an object shape, to embed in another (Go's
+    ``json:",inline"``: ``Volume`` has the fields of ``VolumeSource``)."""
+    assert shape.fields is not None, f"{shape.name} is not an object"
+    return shape.fields
+
+
+def ref(shape: Schema, description: str = "", *, strategy: str = "",
+        map_type: str = "") -> Schema:
+    """Reuse a (named) shape for a field with its own description (and the
+    field's ``patchStrategy`` tag or ``+structType`` marker, when it has them)."""
+    changes: dict[str, object] = {"description": description or shape.description,
+                                  "origin": shape.origin or shape}
     if strategy:
         changes["patch_strategy"] = strategy
+    if map_type:
+        changes["map_type"] = map_type
     return dataclasses.replace(shape, **changes)  # type: ignore[arg-type]
 
 

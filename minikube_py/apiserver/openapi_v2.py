@@ -53,6 +53,7 @@ _MESSAGES: list[tuple[str, list[tuple[str, int, str, str]]]] = [
     ("Properties", [("additional_properties", 1, "NamedSchema", "repeated")]),
     ("Schema", [("ref", 1, "string", ""), ("format", 2, "string", ""),
                 ("description", 4, "string", ""), ("required", 19, "string", "repeated"),
+                ("enum", 20, "Any", "repeated"),
                 ("additional_properties", 21, "AdditionalPropertiesItem", ""),
                 ("type", 22, "TypeItem", ""), ("items", 23, "ItemsItem", ""),
                 ("properties", 25, "Properties", ""),
@@ -112,6 +113,10 @@ def _schema(classes: dict[str, Any], body: dict[str, Any]) -> Any:
             message.type.value.append(value)
         elif key == "required":
             message.required.extend(value)
+        elif key == "enum":
+            # gnostic keeps each value as its YAML text, like extension values.
+            for item in value:
+                message.enum.add(yaml=yaml.safe_dump(item, default_flow_style=False))
         elif key == "items":
             message.items.schema.append(_schema(classes, value))
         elif key == "properties":

@@ -465,7 +465,10 @@ def test_lookup_walks_objects_maps_and_lists():
         "quantity")
     assert schema.lookup("Pod", ["metadata", "labels", "anything"]).type == "string"
     assert schema.lookup("Pod", ["spec", "nope"]) is None
-    assert schema.lookup("Pod", ["spec", "volumes", 0, "nfs", "server"]) is None
+    # Volume sources are described field by field (generated from types.go);
+    # inside a free-form value (fieldsV1) the schema ends.
+    assert schema.lookup("Pod", ["spec", "volumes", 0, "nfs", "server"]).type == "string"
+    assert schema.lookup("Pod", ["metadata", "managedFields", 0, "fieldsV1", "f:spec"]) is None
     assert schema.patch_strategy("Deployment", ["spec", "strategy"]) == "retainKeys"
     assert schema.field_schema("Event").child("involvedObject") is not None
     with pytest.raises(BadRequest):
@@ -517,9 +520,15 @@ def test_openapi_document_shares_named_definitions():
             "io.k8s.api.core.v1.Container",
             "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"} <= set(components)
     containers = components["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"]
+    # A list's items are the shape itself: its description is in the shared
+    # definition only; a field's own description sits beside its reference.
     assert containers["items"] == {
-        "allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.Container"}],
-        "description": "A container of a pod."}
+        "allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.Container"}]}
+    assert components["io.k8s.api.core.v1.Container"]["description"] == "A container of a pod."
+    assert components["io.k8s.api.core.v1.PodSpec"]["properties"]["securityContext"][
+        "description"] == "Pod-level security attributes."
+    assert components["io.k8s.api.core.v1.PodSecurityContext"]["description"] != (
+        "Pod-level security attributes.")
     assert components["io.k8s.api.core.v1.Pod"]["x-kubernetes-group-version-kind"] == [
         {"group": "", "kind": "Pod", "version": "v1"}]
     refs = set()

@@ -12,6 +12,7 @@ from typing import Any, Final
 from ..access import mapping as _m
 from ..defaults import default_deployment
 from ..describe.workloads import describe_deployment
+from ..generated import apps_v1
 from ..labels import SelectorError
 from ..printers import (
     D_CONTAINERS,
@@ -27,7 +28,6 @@ from ..printers import (
     template_cells,
 )
 from ..resource import Column, KindInfo, Related, Resource, match_labels
-from ..schema_defs import ROOTS
 from ..validation_apps import validate_deployment, validate_deployment_update
 
 INFO = KindInfo("Deployment", "apps", "v1", "deployments", "deployment", True, ("deploy",),
@@ -79,7 +79,7 @@ def _describe(obj: Mapping[str, Any], related: Mapping[str, Any], events: Any,
 
 
 RESOURCE = Resource(
-    INFO, ROOTS["Deployment"],
+    INFO, apps_v1.Deployment,
     defaults=default_deployment,
     validate=validate_deployment,
     validate_update=validate_deployment_update,

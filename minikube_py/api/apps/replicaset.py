@@ -13,6 +13,7 @@ from typing import Any, Final
 from ..access import mapping as _m
 from ..defaults import default_replica_set
 from ..describe.workloads import describe_replica_set
+from ..generated import apps_v1
 from ..labels import SelectorError
 from ..printers import (
     D_CONTAINERS,
@@ -29,7 +30,6 @@ from ..printers import (
     template_cells,
 )
 from ..resource import Column, KindInfo, Related, Resource, match_labels
-from ..schema_defs import ROOTS
 from ..validation_apps import validate_replica_set, validate_replica_set_update
 
 INFO = KindInfo("ReplicaSet", "apps", "v1", "replicasets", "replicaset", True, ("rs",),
@@ -87,7 +87,7 @@ def _describe(obj: Mapping[str, Any], related: Mapping[str, Any], events: Any,
 
 
 RESOURCE = Resource(
-    INFO, ROOTS["ReplicaSet"],
+    INFO, apps_v1.ReplicaSet,
     defaults=default_replica_set,
     validate=validate_replica_set,
     validate_update=validate_replica_set_update,

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from ..access import mapping as _m
 from ..defaults import default_job
+from ..generated import batch_v1
 from ..labels import SelectorError
 from ..printers import (
     D_CONTAINERS,
@@ -36,7 +37,6 @@ from ..printers import (
     template_cells,
 )
 from ..resource import Column, KindInfo, Resource
-from ..schema_defs import ROOTS
 from ..validation_batch import validate_job, validate_job_update
 
 INFO = KindInfo("Job", "batch", "v1", "jobs", "job", True, (),
@@ -169,7 +169,7 @@ def _print_job(obj: Mapping[str, Any], now: float) -> tuple[list[Any], None]:
 
 
 RESOURCE = Resource(
-    INFO, ROOTS["Job"],
+    INFO, batch_v1.Job,
     defaults=default_job,
     validate=validate_job,
     validate_update=validate_job_update,

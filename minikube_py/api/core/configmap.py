@@ -30,10 +30,10 @@ from ..describe.sections import describe_events, print_name_header
 from ..describe.values import str_map
 from ..describe.writer import Ctx, Out
 from ..errors import FieldError, FieldPath, forbidden, invalid, too_long
+from ..generated import core_v1
 from ..names import max_len_error, regex_error
 from ..printers import D_CREATED, D_NAME, age_of, cell_str, epoch
 from ..resource import Column, KindInfo, Resource
-from ..schema_defs import ROOTS
 from ..validation_meta import Errs, validate_object_meta, validate_object_meta_update
 
 INFO = KindInfo("ConfigMap", "", "v1", "configmaps", "configmap", True, ("cm",))
@@ -155,7 +155,7 @@ def describe_config_map(cm: Mapping[str, Any], related: Mapping[str, Any],
 
 
 RESOURCE = Resource(
-    INFO, ROOTS["ConfigMap"],
+    INFO, core_v1.ConfigMap,
     validate=validate_config_map,
     validate_update=validate_config_map_update,
     columns=CONFIG_MAP_COLUMNS,

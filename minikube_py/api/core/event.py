@@ -18,6 +18,7 @@ from ..errors import (
     invalid,
     required,
 )
+from ..generated import core_v1
 from ..names import is_dns1123_subdomain, is_qualified_name
 from ..printers import (
     D_NAME,
@@ -28,7 +29,6 @@ from ..printers import (
     epoch,
 )
 from ..resource import Column, KindInfo, Resource
-from ..schema_defs import ROOTS
 from ..validation_meta import (
     Errs,
     as_map,
@@ -194,7 +194,7 @@ def field_value(event: Mapping[str, Any], label: str) -> object | None:
 
 
 RESOURCE = Resource(
-    INFO, ROOTS["Event"],
+    INFO, core_v1.Event,
     defaults=default_event,
     validate=_validate_event,
     validate_update=_validate_event_update,

@@ -18,6 +18,7 @@ from ..errors import (
     FieldPath,
     invalid,
 )
+from ..generated import core_v1
 from ..names import is_qualified_name
 from ..printers import (
     D_CREATED,
@@ -27,7 +28,6 @@ from ..printers import (
     epoch,
 )
 from ..resource import Column, KindInfo, Resource
-from ..schema_defs import ROOTS
 from ..validation_meta import (
     Errs,
     as_list,
@@ -105,7 +105,7 @@ def _describe(ns: Mapping[str, Any], related: Mapping[str, Any], events: Any,
 
 
 RESOURCE = Resource(
-    INFO, ROOTS["Namespace"],
+    INFO, core_v1.Namespace,
     defaults=default_namespace,
     validate=_validate_namespace,
     validate_update=_validate_namespace_update,

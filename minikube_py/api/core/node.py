@@ -23,6 +23,7 @@ from ..errors import (
     not_supported,
     required,
 )
+from ..generated import core_v1
 from ..names import is_qualified_name, is_valid_label_value
 from ..printers import (
     D_CREATED,
@@ -36,7 +37,6 @@ from ..printers import (
 )
 from ..quantity import Quantity, QuantityError, validate_quantity
 from ..resource import Column, KindInfo, Related, Resource
-from ..schema_defs import ROOTS
 from ..validation_meta import (
     Errs,
     GoValue,
@@ -286,7 +286,7 @@ def _pods_on(node: Mapping[str, Any]) -> str:
 
 
 RESOURCE = Resource(
-    INFO, ROOTS["Node"],
+    INFO, core_v1.Node,
     defaults=default_node,
     validate=_validate_node,
     validate_update=_validate_node_update,

@@ -15,9 +15,9 @@ from typing import Any
 
 from ..defaults import default_pod
 from ..describe.pods import describe_pod
+from ..generated import core_v1
 from ..qos import qos_class
 from ..resource import KindInfo, Resource
-from ..schema_defs import ROOTS
 from ..validation_pod import validate_pod, validate_pod_update
 from .pod_table import POD_COLUMNS, print_pod
 
@@ -71,7 +71,7 @@ def _describe(pod: Mapping[str, Any], related: Mapping[str, Any], events: Any,
 
 
 RESOURCE = Resource(
-    INFO, ROOTS["Pod"],
+    INFO, core_v1.Pod,
     defaults=default_pod,
     validate=validate_pod,
     validate_update=validate_pod_update,

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from ..access import mapping as _m
 from ..defaults import default_priority_class
+from ..generated import scheduling_v1
 from ..printers import (
     D_CREATED,
     D_NAME,
@@ -21,7 +22,6 @@ from ..printers import (
     epoch,
 )
 from ..resource import Column, KindInfo, Resource
-from ..schema_defs import ROOTS
 from ..validation_scheduling import validate_priority_class, validate_priority_class_update
 
 INFO = KindInfo("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses",
@@ -60,7 +60,7 @@ def _print_priority_class(obj: Mapping[str, Any], now: float) -> tuple[list[Any]
 
 
 RESOURCE = Resource(
-    INFO, ROOTS["PriorityClass"],
+    INFO, scheduling_v1.PriorityClass,
     defaults=default_priority_class,
     validate=validate_priority_class,
     validate_update=validate_priority_class_update,
