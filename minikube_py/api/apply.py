@@ -57,7 +57,6 @@ from typing import Any
 
 from . import errors, kinds
 from .access import meta as _meta
-from .apply_fields import ATOMIC_STRUCTS as ATOMIC_STRUCTS
 from .apply_fields import PE as PE
 from .apply_fields import Path as Path
 from .apply_fields import _DecodeError, _ensure_named, _shape, _step, _without_ignored

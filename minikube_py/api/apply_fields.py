@@ -18,22 +18,7 @@ from .schema_model import ANY, FREE_FORM, LIST, MAP, OBJECT, Schema
 PE = tuple[str, Any]
 Path = tuple[PE, ...]
 
-_META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 _CORE = "io.k8s.api.core.v1."
-#: Structs marked ``+structType=atomic`` in k8s.io/api and apimachinery.
-ATOMIC_STRUCTS = frozenset({
-    _META + "LabelSelector",
-    _CORE + "LocalObjectReference",
-    _CORE + "ObjectReference",
-    _CORE + "TypedLocalObjectReference",
-    _CORE + "ObjectFieldSelector",
-    _CORE + "ResourceFieldSelector",
-    _CORE + "ConfigMapKeySelector",
-    _CORE + "SecretKeySelector",
-    _CORE + "NodeSelector",
-    _CORE + "NodeSelectorTerm",
-    _CORE + "TopologySelectorTerm",
-})
 #: List-map key fields with a schema default (the OpenAPI ``default``).
 _KEY_DEFAULTS = {(_CORE + "ContainerPort", "protocol"): "TCP"}
 
@@ -210,7 +195,8 @@ def _shape(schema: Schema | None, value: Any) -> str:
             return "deduced"
         return "atomic" if isinstance(value, list) else "scalar"
     if schema.type == OBJECT:
-        return "atomic" if schema.name in ATOMIC_STRUCTS else "struct"
+        # ``+structType=atomic`` on the type (or on the field, which wins).
+        return "atomic" if schema.map_type == "atomic" else "struct"
     if schema.type == MAP:
         return "atomic" if schema.map_type == "atomic" else "map"
     if schema.type == LIST:

@@ -147,6 +147,37 @@ f:spec:
 """)
 
 
+def test_structs_marked_atomic_upstream_are_owned_whole() -> None:
+    # OwnerReference and ConfigMapKeySelector carry +structType=atomic in
+    # types.go (read from the generated schema): their fields are not listed
+    # one by one, as a real cluster's managedFields show for a ReplicaSet's
+    # pods. Container (granular) is, as the test above shows; a list without
+    # a list type is atomic.
+    pod = y("""
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  ownerReferences: [{apiVersion: v1, kind: X, name: o, uid: u1}]
+spec:
+  containers:
+  - name: c
+    image: i
+    env: [{name: E, valueFrom: {configMapKeyRef: {name: cm, key: k}}}]
+  affinity:
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: a}}
+        topologyKey: kubernetes.io/hostname
+""")
+    fields = apply(None, pod, "m", kind="Pod")["metadata"]["managedFields"][0]["fieldsV1"]
+    assert fields["f:metadata"]["f:ownerReferences"] == {'k:{"uid":"u1"}': {}}
+    env = fields["f:spec"]["f:containers"]['k:{"name":"c"}']["f:env"]['k:{"name":"E"}']
+    assert env["f:valueFrom"] == {"f:configMapKeyRef": {}}
+    assert fields["f:spec"]["f:affinity"]["f:podAffinity"][
+        "f:requiredDuringSchedulingIgnoredDuringExecution"] == {}
+
+
 def test_status_in_an_apply_configuration_is_ignored() -> None:
     config = {**DEPLOY, "status": {"replicas": 7}}
     obj = apply(None, config)
