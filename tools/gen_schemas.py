@@ -62,34 +62,31 @@ class Package:
     title: str  # group/version as users write it
 
 
+def _api(directory: str, title: str) -> Package:
+    """A package of ``k8s.io/api`` (``core/v1``, ...)."""
+    return Package(directory.replace("/", "_"), "kubernetes+api", directory, ("types.go",),
+                   f"k8s.io/api/{directory}", f"io.k8s.api.{directory.replace('/', '.')}.",
+                   title)
+
+
 PACKAGES: tuple[Package, ...] = (
     Package("meta_v1", "kubernetes+apimachinery", "pkg/apis/meta/v1", ("types.go",),
             "k8s.io/apimachinery/pkg/apis/meta/v1", "io.k8s.apimachinery.pkg.apis.meta.v1.",
             "meta.k8s.io/v1"),
-    Package("core_v1", "kubernetes+api", "core/v1", ("types.go",), "k8s.io/api/core/v1",
-            "io.k8s.api.core.v1.", "core/v1"),
-    Package("apps_v1", "kubernetes+api", "apps/v1", ("types.go",), "k8s.io/api/apps/v1",
-            "io.k8s.api.apps.v1.", "apps/v1"),
-    Package("batch_v1", "kubernetes+api", "batch/v1", ("types.go",), "k8s.io/api/batch/v1",
-            "io.k8s.api.batch.v1.", "batch/v1"),
-    Package("autoscaling_v1", "kubernetes+api", "autoscaling/v1", ("types.go",),
-            "k8s.io/api/autoscaling/v1", "io.k8s.api.autoscaling.v1.", "autoscaling/v1"),
-    Package("autoscaling_v2", "kubernetes+api", "autoscaling/v2", ("types.go",),
-            "k8s.io/api/autoscaling/v2", "io.k8s.api.autoscaling.v2.", "autoscaling/v2"),
-    Package("coordination_v1", "kubernetes+api", "coordination/v1", ("types.go",),
-            "k8s.io/api/coordination/v1", "io.k8s.api.coordination.v1.", "coordination.k8s.io/v1"),
-    Package("discovery_v1", "kubernetes+api", "discovery/v1", ("types.go",),
-            "k8s.io/api/discovery/v1", "io.k8s.api.discovery.v1.", "discovery.k8s.io/v1"),
-    Package("networking_v1", "kubernetes+api", "networking/v1", ("types.go",),
-            "k8s.io/api/networking/v1", "io.k8s.api.networking.v1.", "networking.k8s.io/v1"),
-    Package("policy_v1", "kubernetes+api", "policy/v1", ("types.go",), "k8s.io/api/policy/v1",
-            "io.k8s.api.policy.v1.", "policy/v1"),
-    Package("rbac_v1", "kubernetes+api", "rbac/v1", ("types.go",), "k8s.io/api/rbac/v1",
-            "io.k8s.api.rbac.v1.", "rbac.authorization.k8s.io/v1"),
-    Package("scheduling_v1", "kubernetes+api", "scheduling/v1", ("types.go",),
-            "k8s.io/api/scheduling/v1", "io.k8s.api.scheduling.v1.", "scheduling.k8s.io/v1"),
-    Package("storage_v1", "kubernetes+api", "storage/v1", ("types.go",),
-            "k8s.io/api/storage/v1", "io.k8s.api.storage.v1.", "storage.k8s.io/v1"),
+    *(_api(directory, title) for directory, title in (
+        ("core/v1", "core/v1"),
+        ("apps/v1", "apps/v1"),
+        ("batch/v1", "batch/v1"),
+        ("autoscaling/v1", "autoscaling/v1"),
+        ("autoscaling/v2", "autoscaling/v2"),
+        ("coordination/v1", "coordination.k8s.io/v1"),
+        ("discovery/v1", "discovery.k8s.io/v1"),
+        ("networking/v1", "networking.k8s.io/v1"),
+        ("policy/v1", "policy/v1"),
+        ("rbac/v1", "rbac.authorization.k8s.io/v1"),
+        ("scheduling/v1", "scheduling.k8s.io/v1"),
+        ("storage/v1", "storage.k8s.io/v1"),
+    )),
     Package("apiextensions_v1", "kubernetes+apiextensions-apiserver",
             "pkg/apis/apiextensions/v1", ("types.go", "types_jsonschema.go"),
             "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",

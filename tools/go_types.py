@@ -20,6 +20,7 @@ unexpected *inside* a struct is an error naming the line, never a guess.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 __all__ = ["GoField", "GoNamed", "GoPackage", "GoStruct", "GoSyntaxError", "parse", "strip"]
@@ -112,16 +113,12 @@ def _field(line: str, number: int, markers: Markers) -> GoField:
     )
 
 
-def parse(text: str) -> GoPackage:
-    """The declarations of one Go file (see the module docstring)."""
-    out = GoPackage()
-    lines = text.splitlines()
-    markers: Markers = {}
-    struct: GoStruct | None = None
-    in_imports = in_consts = False
-    depth = 0  # braces of a skipped top-level block (a function body)
+def _declaration_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) of ``text`` outside block comments and outside
+    functions and variables (skipped with their bodies, braces counted)."""
+    depth = 0
     in_block_comment = False
-    for number, raw in enumerate(lines, 1):
+    for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if in_block_comment or line.startswith("/*"):
             in_block_comment = "*/" not in line
@@ -129,6 +126,20 @@ def parse(text: str) -> GoPackage:
         if depth:
             depth += raw.count("{") - raw.count("}")
             continue
+        if line.startswith(("func ", "var ")):
+            depth = raw.count("{") - raw.count("}")
+            continue
+        yield number, raw
+
+
+def parse(text: str) -> GoPackage:
+    """The declarations of one Go file (see the module docstring)."""
+    out = GoPackage()
+    markers: Markers = {}
+    struct: GoStruct | None = None
+    in_imports = in_consts = False
+    for number, raw in _declaration_lines(text):
+        line = raw.strip()
         if struct is not None:
             if line == "}":
                 out.structs[struct.name] = struct
@@ -188,10 +199,8 @@ def parse(text: str) -> GoPackage:
             assert found is not None
             out.named[found.group(1)] = GoNamed(
                 found.group(1), found.group(3), markers, alias=bool(found.group(2)))
-        elif line.startswith(("func ", "var ", "type ")):
-            depth = raw.count("{") - raw.count("}")
-            if line.startswith("type ") and not depth:
-                raise GoSyntaxError(f"line {number}: unsupported type declaration: {line!r}")
+        elif line.startswith("type "):
+            raise GoSyntaxError(f"line {number}: unsupported type declaration: {line!r}")
         markers = {}
     if struct is not None:
         raise GoSyntaxError(f"struct {struct.name} is not closed")
@@ -203,19 +212,8 @@ def strip(text: str) -> str:
     lines are kept), functions and variables. Parsing the result gives the
     same declarations as parsing ``text``."""
     kept: list[str] = []
-    depth = 0
-    in_block_comment = False
-    for raw in text.splitlines():
+    for _, raw in _declaration_lines(text):
         line = raw.strip()
-        if in_block_comment or line.startswith("/*"):
-            in_block_comment = "*/" not in line
-            continue
-        if depth:
-            depth += raw.count("{") - raw.count("}")
-            continue
-        if line.startswith(("func ", "var ")):
-            depth = raw.count("{") - raw.count("}")
-            continue
         if line.startswith("//") and not _MARKER.match(line):
             continue
         if not line and (not kept or not kept[-1].strip()):
