@@ -297,3 +297,29 @@ def test_a_list_applies_and_its_items_are_validated_by_kubectl(daemon: Daemon):
     assert result.returncode == 1
     assert 'unknown field "bogus" in io.k8s.api.core.v1.Container' in result.stderr
     daemon.kubectl("delete", "pod", "listed", "--grace-period=0")
+
+
+def test_explain_reads_the_generated_schema(daemon: Daemon):
+    """``kubectl explain`` shows what tools/gen_schemas.py took from types.go
+    (enum values, required fields, volume sources typed field by field) with
+    our descriptions, the field's own and its type's."""
+    restart = daemon.kubectl("explain", "pod.spec.restartPolicy").stdout
+    assert re.search(r"ENUM:\s+Always\s+Never\s+OnFailure", restart)
+    assert "Always, OnFailure or Never." in restart
+    nfs = daemon.kubectl("explain", "pod.spec.volumes.nfs").stdout
+    assert "FIELD: nfs <NFSVolumeSource>" in nfs
+    assert re.search(r"server\s+<string> -required-", nfs)
+    strategy = daemon.kubectl("explain", "deployment.spec.strategy").stdout
+    assert "Update strategy." in strategy  # the field's own description
+    assert "How a deployment replaces old pods with new ones." in strategy  # the type's
+    recursive = daemon.kubectl("explain", "job.spec.podFailurePolicy", "--recursive").stdout
+    assert re.search(r"onExitCodes\s+<PodFailurePolicyOnExitCodesRequirement>", recursive)
+
+
+def test_a_wrongly_typed_field_of_any_volume_source_is_refused(daemon: Daemon):
+    pod = yaml.safe_load(PLACED_POD.format(name="badvolume"))
+    pod["spec"]["volumes"] = [{"name": "v", "nfs": {"server": 5, "path": "/x"}}]
+    result = daemon.kubectl("apply", "-f", "-", input=yaml.safe_dump(pod), check=False)
+    assert result.returncode == 1
+    assert "spec.volumes[0].nfs.server: expected string, got integer 5" in result.stderr
+    assert daemon.kubectl("get", "pod", "badvolume", check=False).returncode == 1
