@@ -59,7 +59,7 @@ from typing import Any, Final
 from . import kinds
 from .access import mapping as _m
 from .errors import BadRequest, NotFound
-from .labels import selector_from_label_selector
+from .labels import SelectorError, selector_from_label_selector
 from .resource import Column, Resource, Row
 from .timefmt import parse_datetime
 
@@ -241,6 +241,19 @@ def template_cells(spec: Mapping[str, Any]) -> tuple[str, str]:
     containers, laid out by :func:`layout_containers`."""
     return layout_containers(
         cell_list(_m(_m(spec.get("template")).get("spec")).get("containers")))
+
+
+def workload_wide_cells(spec: Mapping[str, Any], *, empty: str, invalid: str) -> list[str]:
+    """The CONTAINERS, IMAGES and SELECTOR cells kubectl appends for ``-o wide``
+    on a workload. ``empty`` is printed for a selector that selects everything
+    and ``invalid`` for one that does not parse: kubectl's printers differ per
+    kind there (metav1.FormatLabelSelector prints ``<none>``/``<error>``)."""
+    names, images = template_cells(spec)
+    try:
+        selector = selector_string(spec.get("selector")) or empty
+    except SelectorError:
+        selector = invalid
+    return [names, images, selector]
 
 
 def spec_replicas(spec: Mapping[str, Any]) -> int:

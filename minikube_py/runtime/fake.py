@@ -97,6 +97,7 @@ from .base import (
     SandboxConfig,
     SandboxNotFound,
 )
+from .logformat import format_log_lines, rfc3339_nano
 
 __all__ = ["FAKE_CPU_MILLIS", "FAKE_EXEC_DELAY", "FAKE_EXEC_EXIT_CODE", "FAKE_EXIT_CODE",
            "FAKE_IGNORE_SIGTERM", "FAKE_MEMORY_BYTES", "FakeRuntime", "rfc3339_nano"]
@@ -116,13 +117,6 @@ _SIGKILL_EXIT = 137
 _MIB = 1024 * 1024
 #: How often a following log reader re-checks ``alive()`` while idle.
 _ALIVE_CHECK_SECONDS = 0.5
-
-
-def rfc3339_nano(ts: float) -> str:
-    """``2027-01-15T08:00:00.123456789Z`` (what ``--timestamps`` prints)."""
-    ns = round(ts * 1e9)
-    base = datetime.fromtimestamp(ns // 1_000_000_000, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{base}.{ns % 1_000_000_000:09d}Z"
 
 
 def _rfc3339(ts: float) -> str:
@@ -488,28 +482,15 @@ class FakeRuntime:
             lines = [(ts, line) for ts, line in lines if ts >= since]
         if tail_lines is not None:
             lines = lines[-tail_lines:] if tail_lines > 0 else []
-        return self._stream(c, lines, offset=offset, follow=follow, timestamps=timestamps,
-                            limit_bytes=limit_bytes, alive=alive)
+        source = self._stream(c, lines, offset=offset, follow=follow, alive=alive)
+        return format_log_lines(source, timestamps=timestamps, limit_bytes=limit_bytes)
 
     def _stream(self, c: _Container, lines: list[tuple[float, bytes]], *, offset: int,
-                follow: bool, timestamps: bool, limit_bytes: int | None,
-                alive: Callable[[], bool] | None) -> Iterator[bytes]:
+                follow: bool, alive: Callable[[], bool] | None
+                ) -> Iterator[tuple[float, bytes]]:
         """``lines`` (already filtered), then, with ``follow``, every line
         written from index ``offset`` on until the container stops."""
-        budget = limit_bytes
-
-        def emit(ts: float, line: bytes) -> bytes:
-            nonlocal budget
-            out = (rfc3339_nano(ts).encode() + b" " + line) if timestamps else line
-            if budget is not None:
-                out = out[:budget]
-                budget -= len(out)
-            return out
-
-        for ts, line in lines:
-            if budget is not None and budget <= 0:
-                return
-            yield emit(ts, line)
+        yield from lines
         if not follow:
             return
 
@@ -525,10 +506,7 @@ class FakeRuntime:
                 fresh = c.logs[offset:]
                 offset = len(c.logs)
                 done = stopped()
-            for ts, line in fresh:
-                if budget is not None and budget <= 0:
-                    return
-                yield emit(ts, line)
+            yield from fresh
             if done:
                 return
 

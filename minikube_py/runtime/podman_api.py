@@ -29,13 +29,14 @@ import socket
 import threading
 import weakref
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from podman import PodmanClient
 from podman.errors import APIError
 
 from .base import ContainerRuntimeError
+from .logformat import rfc3339_nano
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -83,13 +84,6 @@ def parse_time(text: Any) -> float | None:
     base = datetime.fromisoformat(m.group(1) + ("+00:00" if m.group(3) == "Z" else m.group(3)))
     frac = m.group(2) or ""
     return base.timestamp() + (int(frac) / 10 ** len(frac) if frac else 0.0)
-
-
-def rfc3339_nano(ts: float) -> str:
-    """``2027-01-15T08:00:00.123456789Z`` (what ``kubectl logs --timestamps`` prints)."""
-    ns = round(ts * 1e9)
-    base = datetime.fromtimestamp(ns // 1_000_000_000, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{base}.{ns % 1_000_000_000:09d}Z"
 
 
 def error_message(response: Any) -> str:

@@ -30,12 +30,12 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from .logformat import format_log_lines
 from .podman_api import (
     FrameDecoder,
     PodmanAPI,
     close_client,
     parse_time,
-    rfc3339_nano,
     shutdown_response,
 )
 
@@ -185,16 +185,6 @@ def read_logs(api: PodmanAPI, container_id: str, *, follow: bool, tail_lines: in
               timestamps: bool, since: float | None, limit_bytes: int | None,
               alive: Callable[[], bool] | None) -> Iterator[bytes]:
     """The container's log lines (see the module docstring)."""
-    budget = limit_bytes
-
-    def emit(ts: float, line: bytes) -> bytes:
-        nonlocal budget
-        out = (rfc3339_nano(ts).encode() + b" " + line) if timestamps else line
-        if budget is not None:
-            out = out[:budget]
-            budget -= len(out)
-        return out
-
     if tail_lines is not None and tail_lines <= 0 and not follow:
         return
     source: Iterable[tuple[float, bytes]]
@@ -212,8 +202,5 @@ def read_logs(api: PodmanAPI, container_id: str, *, follow: bool, tail_lines: in
                          skip=max(0, kept - max(0, tail_lines)), alive=alive)
     else:
         source = _follow(api, container_id, tail=tail_lines, since=since, skip=0, alive=alive)
-    for ts, line in source:
-        if budget is not None and budget <= 0:
-            return
-        yield emit(ts, line)
+    yield from format_log_lines(source, timestamps=timestamps, limit_bytes=limit_bytes)
 

@@ -13,7 +13,6 @@ from ..access import mapping as _m
 from ..defaults import default_deployment
 from ..describe.workloads import describe_deployment
 from ..generated import apps_v1
-from ..labels import SelectorError
 from ..printers import (
     D_CONTAINERS,
     D_CREATED,
@@ -23,9 +22,8 @@ from ..printers import (
     cell_int,
     cell_str,
     epoch,
-    selector_string,
     spec_replicas,
-    template_cells,
+    workload_wide_cells,
 )
 from ..resource import Column, KindInfo, Related, Resource, match_labels
 from ..validation_apps import validate_deployment, validate_deployment_update
@@ -56,20 +54,13 @@ def _print_deployment(obj: Mapping[str, Any], now: float) -> tuple[list[Any], No
     metadata = _m(obj.get("metadata"))
     spec = _m(obj.get("spec"))
     status = _m(obj.get("status"))
-    names, images = template_cells(spec)
-    try:
-        selector = selector_string(spec.get("selector"))
-    except SelectorError:
-        selector = "<invalid>"
     return [
         cell_str(metadata.get("name")),
         f"{cell_int(status.get('readyReplicas'))}/{spec_replicas(spec)}",
         cell_int(status.get("updatedReplicas")),
         cell_int(status.get("availableReplicas")),
         age_of(epoch(metadata.get("creationTimestamp")), now),
-        names,
-        images,
-        selector,
+        *workload_wide_cells(spec, empty="", invalid="<invalid>"),
     ], None
 
 

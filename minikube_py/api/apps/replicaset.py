@@ -14,7 +14,6 @@ from ..access import mapping as _m
 from ..defaults import default_replica_set
 from ..describe.workloads import describe_replica_set
 from ..generated import apps_v1
-from ..labels import SelectorError
 from ..printers import (
     D_CONTAINERS,
     D_CREATED,
@@ -25,9 +24,8 @@ from ..printers import (
     cell_int,
     cell_str,
     epoch,
-    selector_string,
     spec_replicas,
-    template_cells,
+    workload_wide_cells,
 )
 from ..resource import Column, KindInfo, Related, Resource, match_labels
 from ..validation_apps import validate_replica_set, validate_replica_set_update
@@ -64,20 +62,13 @@ def _print_replicaset(obj: Mapping[str, Any], now: float) -> tuple[list[Any], No
     metadata = _m(obj.get("metadata"))
     spec = _m(obj.get("spec"))
     status = _m(obj.get("status"))
-    names, images = template_cells(spec)
-    try:  # metav1.FormatLabelSelector
-        selector = selector_string(spec.get("selector")) or NONE
-    except SelectorError:
-        selector = "<error>"
     return [
         cell_str(metadata.get("name")),
         spec_replicas(spec),
         cell_int(status.get("replicas")),
         cell_int(status.get("readyReplicas")),
         age_of(epoch(metadata.get("creationTimestamp")), now),
-        names,
-        images,
-        selector,
+        *workload_wide_cells(spec, empty=NONE, invalid="<error>"),  # FormatLabelSelector
     ], None
 
 

@@ -20,7 +20,6 @@ from typing import Any, Final
 from ..access import mapping as _m
 from ..defaults import default_job
 from ..generated import batch_v1
-from ..labels import SelectorError
 from ..printers import (
     D_CONTAINERS,
     D_CREATED,
@@ -33,8 +32,7 @@ from ..printers import (
     cell_str,
     epoch,
     human_duration,
-    selector_string,
-    template_cells,
+    workload_wide_cells,
 )
 from ..resource import Column, KindInfo, Resource
 from ..validation_batch import validate_job, validate_job_update
@@ -150,20 +148,13 @@ def _print_job(obj: Mapping[str, Any], now: float) -> tuple[list[Any], None]:
         duration = human_duration(now - start)
     else:
         duration = human_duration(end - start)
-    names, images = template_cells(spec)
-    try:  # metav1.FormatLabelSelector
-        selector = selector_string(spec.get("selector")) or NONE
-    except SelectorError:
-        selector = "<error>"
     return [
         cell_str(metadata.get("name")),
         _job_status(obj),
         completions,
         duration,
         age_of(epoch(metadata.get("creationTimestamp")), now),
-        names,
-        images,
-        selector,
+        *workload_wide_cells(spec, empty=NONE, invalid="<error>"),  # FormatLabelSelector
     ], None
 
 
