@@ -13,6 +13,7 @@ declare -A PROBE=(
   [catatonit]="catatonit"
   [python3-venv]="python3-venv-check"
   [kubernetes-client]="kubectl"
+  [nftables]="/usr/sbin/nft"
 )
 
 have() {
