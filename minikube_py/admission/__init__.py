@@ -9,7 +9,10 @@ Kubernetes' admission plugins check ``a.GetResource()``:
 * :mod:`.tolerations` - ``DefaultTolerationSeconds``;
 * :mod:`.podsecurity` - what a pod may ask of the host;
 * :mod:`.namespaces` - ``NamespaceLifecycle`` and the namespace storage's
-  finalizing delete.
+  finalizing delete;
+* :mod:`.services` - the service storage's allocation of cluster IPs and node
+  ports (``beginCreate``/``beginUpdate``/``afterDelete``), as transactions the
+  registry commits once the store took the write.
 
 Layering: imports :mod:`minikube_py.api` only; the store is reached through
 the :class:`.storage.Storage` protocol the registry passes in.
@@ -22,9 +25,10 @@ from typing import Any
 from ..api.kinds import KindInfo
 from . import namespaces, podsecurity, priority, tolerations
 from .podsecurity import SecurityPolicy
+from .services import NOTHING, SERVICES, ServiceAllocation, ServiceNetwork, Txn
 from .storage import Create, Object, Storage
 
-__all__ = ["Chain", "SecurityPolicy"]
+__all__ = ["Chain", "SecurityPolicy", "ServiceNetwork", "Txn"]
 
 _PODS = priority.PODS
 _CLASSES = priority.CLASSES
@@ -34,10 +38,32 @@ class Chain:
     """Every admission plugin, in Kubernetes' order, over one storage."""
 
     def __init__(self, storage: Storage, *, security: SecurityPolicy,
-                 toleration_seconds: int | None) -> None:
+                 toleration_seconds: int | None,
+                 service_network: ServiceNetwork | None = None) -> None:
         self.storage = storage
         self.security = security
         self.toleration_seconds = toleration_seconds
+        self.services = ServiceAllocation(storage, service_network)
+
+    def begin_create(self, info: KindInfo, obj: Object) -> Txn:
+        """Allocation for a new object, after mutating admission and before the
+        strategy (kube-apiserver's ``BeginCreate``); the caller commits the
+        transaction once the store took the object and reverts it otherwise."""
+        if info.plural == SERVICES:
+            return self.services.begin_create(obj)
+        return NOTHING
+
+    def begin_update(self, info: KindInfo, new: Object, old: Object,
+                     subresource: str | None) -> Txn:
+        """Allocation for an update (``BeginUpdate``), as :meth:`begin_create`."""
+        if info.plural == SERVICES and subresource is None:
+            return self.services.begin_update(new, old)
+        return NOTHING
+
+    def after_delete(self, info: KindInfo, obj: Object) -> None:
+        """What an object held is given back once it is gone (``AfterDelete``)."""
+        if info.plural == SERVICES:
+            self.services.after_delete(obj)
 
     def mutate_create(self, info: KindInfo, obj: Object, name: str) -> None:
         """Mutating admission on create (before the strategy prepares the

@@ -71,12 +71,29 @@ _FIELD_TYPES: dict[str, tuple[str, str]] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class GoSyntax:
+    """A bad value Kubernetes prints with ``%#v`` because it is a typed Go value
+    (``[]string{"10.96.0.10"}`` for ``spec.clusterIPs``): its exact text."""
+
+    text: str
+
+
+def go_string_slice(values: Any) -> GoSyntax:
+    """``%#v`` of a ``[]string``: ``[]string{"a", "b"}``."""
+    items = values if isinstance(values, list | tuple) else []
+    return GoSyntax("[]string{" + ", ".join(json.dumps(str(v)) for v in items) + "}")
+
+
 def _render_value(value: Any) -> str:
     """Render a bad value the way Kubernetes' ``field.Error`` does.
 
     Strings are quoted, numbers and booleans are printed bare, composite values
-    are shown as JSON so users can recognise what they wrote.
+    are shown as JSON so users can recognise what they wrote, except where the
+    caller passes Go's own text (:class:`GoSyntax`).
     """
+    if isinstance(value, GoSyntax):
+        return value.text
     if isinstance(value, str):
         return json.dumps(value)
     if value is None:

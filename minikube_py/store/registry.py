@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..admission import Chain, SecurityPolicy
+from ..admission import Chain, SecurityPolicy, ServiceNetwork
 from ..admission.namespaces import SYSTEM_NAMESPACES
 from ..admission.tolerations import (
     DEFAULT_TOLERATION_SECONDS,
@@ -66,12 +66,24 @@ class Registry:
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
                  new_uid: Callable[[], str] = lambda: str(uuid.uuid4()),
                  security: SecurityPolicy | None = None,
-                 default_toleration_seconds: int | None = DEFAULT_TOLERATION_SECONDS) -> None:
+                 default_toleration_seconds: int | None = DEFAULT_TOLERATION_SECONDS,
+                 service_network: ServiceNetwork | None = None) -> None:
         self.store = store
         self.clock = clock
         self._new_uid = new_uid
         self.admission = Chain(store, security=security or SecurityPolicy(),
-                               toleration_seconds=default_toleration_seconds)
+                               toleration_seconds=default_toleration_seconds,
+                               service_network=service_network)
+
+    @property
+    def service_network(self) -> ServiceNetwork:
+        """The service CIDR and node-port range Services are allocated from."""
+        return self.admission.services.network
+
+    def repair_allocations(self) -> list[str]:
+        """Rebuild the Service allocators from the store (Kubernetes' repair
+        controllers); returns the problems found, as sentences."""
+        return self.admission.services.repair()
 
     @property
     def default_toleration_seconds(self) -> int | None:
@@ -141,19 +153,28 @@ class Registry:
                 secrets.choice(_NAME_ALPHABET) for _ in range(5))
         obj2 = apply_defaults(decoded, create=True)
         self.admission.mutate_create(info, obj2, admission_name)
-        self._prepare_for_create(info, obj2)
-        check_create(obj2)
-        self.admission.validate_create(info, obj2, ns)
-        stored = canonicalize(obj2)
-        self.admission.validate_namespace(info, ns, stored["metadata"]["name"])
-        if dry_run:
-            key_ns = ns if info.namespaced else None
-            try:
-                self.store.get_raw(info.plural, key_ns, stored["metadata"]["name"])
-            except NotFound:
-                return stored
-            raise AlreadyExists.of(info.plural, stored["metadata"]["name"], group=info.group)
-        return self.store.create(info.plural, stored)
+        txn = self.admission.begin_create(info, obj2)
+        try:
+            self._prepare_for_create(info, obj2)
+            check_create(obj2)
+            self.admission.validate_create(info, obj2, ns)
+            stored = canonicalize(obj2)
+            self.admission.validate_namespace(info, ns, stored["metadata"]["name"])
+            if dry_run:
+                txn.revert()
+                key_ns = ns if info.namespaced else None
+                try:
+                    self.store.get_raw(info.plural, key_ns, stored["metadata"]["name"])
+                except NotFound:
+                    return stored
+                raise AlreadyExists.of(info.plural, stored["metadata"]["name"],
+                                       group=info.group)
+            created = self.store.create(info.plural, stored)
+        except BaseException:
+            txn.revert()
+            raise
+        txn.commit()
+        return created
 
     def _prepare_for_create(self, info: kinds.KindInfo, obj: Object) -> None:
         res = kinds.resource_of(info)
@@ -214,21 +235,34 @@ class Registry:
             # Unconditional updates compare-and-swap against the version validated.
             new["metadata"]["resourceVersion"] = wanted_rv or old["metadata"]["resourceVersion"]
             self.admission.mutate_update(info, new, old, subresource)
-            new = self._prepare_for_update(info, new, old, subresource)
-            check_update(new, old)
-            self.admission.validate_update(info, new, subresource)
-            stored = canonicalize(new)
-            if dry_run:
-                if wanted_rv and wanted_rv != old["metadata"]["resourceVersion"]:
-                    raise Conflict.of(info.plural, name, "the object has been modified; "
-                                      "please apply your changes to the latest version and "
-                                      "try again", group=info.group)
-                return stored
+            txn = self.admission.begin_update(info, new, old, subresource)
             try:
-                return self.store.update(info.plural, stored)
+                new = self._prepare_for_update(info, new, old, subresource)
+                check_update(new, old)
+                self.admission.validate_update(info, new, subresource)
+                stored = canonicalize(new)
+                if dry_run:
+                    txn.revert()
+                    if wanted_rv and wanted_rv != old["metadata"]["resourceVersion"]:
+                        raise Conflict.of(info.plural, name, "the object has been modified; "
+                                          "please apply your changes to the latest version "
+                                          "and try again", group=info.group)
+                    return stored
+                updated = self.store.update(info.plural, stored)
             except Conflict:
+                txn.revert()
                 if wanted_rv:
                     raise
+                continue
+            except BaseException:
+                txn.revert()
+                raise
+            txn.commit()
+            if updated["metadata"].get("deletionTimestamp") is None or \
+                    self._still_stored(info, ns, name):
+                return updated
+            self.admission.after_delete(info, updated)  # the last finalizer went
+            return updated
         raise Conflict.of(info.plural, name, "too many concurrent updates", group=info.group)
 
     @staticmethod
@@ -292,9 +326,19 @@ class Registry:
         if handled:
             return DeleteResult(current, False) if result is None else result
         grace = kinds.resource_of(info).grace_period(current, grace_period_seconds)
-        return self.store.delete(resource, ns, name, grace_period_seconds=grace,
-                                 propagation_policy=propagation_policy,
-                                 preconditions=preconditions)
+        result = self.store.delete(resource, ns, name, grace_period_seconds=grace,
+                                   propagation_policy=propagation_policy,
+                                   preconditions=preconditions)
+        if result.finished:
+            self.admission.after_delete(info, result.object)
+        return result
+
+    def _still_stored(self, info: kinds.KindInfo, namespace: str, name: str) -> bool:
+        try:
+            self.store.get_raw(info.plural, namespace or None, name)
+        except NotFound:
+            return False
+        return True
 
     # ------------------------------------------------------------------ patch & subresources
 
