@@ -22,12 +22,15 @@ directory of an ``emptyDir`` volume under the kubelet's state directory.
     node's allocatable (``defaultPodLimitsForDownwardAPI``).
 
   Other sources (ConfigMaps, Secrets) are not supported yet and leave the
-  variable out. ``command`` and ``args`` are expanded against the result.
+  variable out. The Services' variables (:mod:`.envvars`) can be referred
+  to and follow the declared ones unless overridden. ``command`` and
+  ``args`` are expanded against the result.
 * Resources: CPU request and limit in millicores, memory limit in bytes.
 * Volumes: ``hostPath`` mounts its path; ``emptyDir`` a directory
   ``<state_dir>/pods/<uid>/volumes/kubernetes.io~empty-dir/<name>``; other
   volume types are skipped.
-* Sandbox: labels, hostname, host ports and the node's ``cgroup_parent``.
+* Sandbox: labels, hostname, host ports, the node's ``cgroup_parent`` and
+  the pod's DNS settings (:mod:`.dns`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from ..runtime.base import (
     LABEL_POD_UID,
     LABEL_RESTART_COUNT,
     ContainerConfig,
+    DNSConfig,
     Mount,
     PortMapping,
     SandboxConfig,
@@ -177,9 +181,15 @@ def _resource_field_ref(pod: Mapping[str, Any], c: Mapping[str, Any], ref: Mappi
 
 
 def _env(pod: Mapping[str, Any], c: Mapping[str, Any], host_ip: str, pod_ip: str,
-         allocatable: tuple[int, int]) -> tuple[tuple[str, str], ...]:
+         allocatable: tuple[int, int],
+         service: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     values: dict[str, str] = {}
     out: list[tuple[str, str]] = []
+
+    def lookup(name: str) -> str | None:
+        # makeEnvironmentVariables: declared variables first, then the Services'.
+        found = values.get(name)
+        return found if found is not None else service.get(name)
     for var in c.get("env") or []:
         name = str(var.get("name", ""))
         if "valueFrom" in var:
@@ -194,9 +204,10 @@ def _env(pod: Mapping[str, Any], c: Mapping[str, Any], host_ip: str, pod_ip: str
             if value is None:
                 continue  # a source we cannot resolve yet (ConfigMap, Secret, ...)
         else:
-            value = expand(str(var.get("value", "")), values)
+            value = expand(str(var.get("value", "")), lookup)
         values[name] = value
         out.append((name, value))
+    out.extend((k, service[k]) for k in sorted(service) if k not in values)
     return tuple(out)
 
 
@@ -255,10 +266,12 @@ def _mounts(pod: Mapping[str, Any], c: Mapping[str, Any], state_dir: Path) -> tu
 
 def container_config(pod: Mapping[str, Any], c: Mapping[str, Any], *, node: str, init: bool,
                      restart_count: int, host_ip: str, pod_ip: str, state_dir: Path,
-                     allocatable: tuple[int, int] = (0, 0)) -> ContainerConfig:
+                     allocatable: tuple[int, int] = (0, 0),
+                     service_env: Mapping[str, str] | None = None) -> ContainerConfig:
     """The runtime config for container spec ``c`` of ``pod``; ``allocatable``
-    is the node's ``(cpu millicores, memory bytes)`` (downward-API defaults)."""
-    env = _env(pod, c, host_ip, pod_ip, allocatable)
+    is the node's ``(cpu millicores, memory bytes)`` (downward-API defaults),
+    ``service_env`` the Services' variables (:mod:`.envvars`)."""
+    env = _env(pod, c, host_ip, pod_ip, allocatable, service_env or {})
     values = dict(env)
     resources = c.get("resources") or {}
     labels = {**pod_labels(pod, node), LABEL_CONTAINER_NAME: str(c.get("name", "")),
@@ -278,8 +291,8 @@ def container_config(pod: Mapping[str, Any], c: Mapping[str, Any], *, node: str,
         labels=labels, init=init)
 
 
-def sandbox_config(pod: Mapping[str, Any], node: str, *,
-                   cgroup_parent: str = "") -> SandboxConfig:
+def sandbox_config(pod: Mapping[str, Any], node: str, *, cgroup_parent: str = "",
+                   dns: DNSConfig | None = None) -> SandboxConfig:
     meta = pod.get("metadata") or {}
     spec = pod.get("spec") or {}
     ports = tuple(p for c in spec.get("containers") or [] for p in _ports(c) if p.host_port)
@@ -288,4 +301,4 @@ def sandbox_config(pod: Mapping[str, Any], node: str, *,
         name=str(meta.get("name", "")), node=node,
         labels={**(meta.get("labels") or {}), **pod_labels(pod, node)},
         hostname=str(spec.get("hostname") or meta.get("name", "")), port_mappings=ports,
-        cgroup_parent=cgroup_parent)
+        cgroup_parent=cgroup_parent, dns=dns)

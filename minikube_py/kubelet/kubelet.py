@@ -87,6 +87,7 @@ from ..runtime.base import (
 )
 from .admission import Admitter
 from .backoff import RestartBackoff
+from .dns import PodNetworking
 from .node_cgroup import DEFAULT_CGROUP_ROOT, NodeCgroup
 from .node_status import NodeStatusReporter
 from .pleg import RuntimeLister, Snapshot, changed_keys, next_tick
@@ -135,7 +136,8 @@ class Kubelet:
                  restart_backoff: tuple[float, float] = (10.0, 300.0),
                  backoff_reset: float = 600.0, probe_time_scale: float = 1.0,
                  cgroup_root: Path | None = DEFAULT_CGROUP_ROOT, cluster: str = "",
-                 readings: Callable[[Path], HostReadings] = HostReadings.read) -> None:
+                 readings: Callable[[Path], HostReadings] = HostReadings.read,
+                 networking: PodNetworking | None = None) -> None:
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -171,7 +173,7 @@ class Kubelet:
                                 terminator=self.terminator,
                                 allocatable=(node.cpu_millis, node.memory_bytes),
                                 cgroup_parent=lambda: self.cgroup.parent,
-                                on_written=self._remember)
+                                on_written=self._remember, networking=networking)
         self._pods: dict[str, Object] = {}
         self._pods_lock = threading.Lock()
         self._stop = threading.Event()

@@ -82,6 +82,8 @@ from ..runtime.base import (
 from .admission import Admitter, Rejection
 from .backoff import RestartBackoff
 from .containers import container_config, pod_dir, sandbox_config
+from .dns import PodNetworking, pod_dns
+from .envvars import service_env
 from .probes import ProbeManager, ProbeSpec, Result, run_handler
 from .pull import ImagePuller, go_duration
 from .status import (
@@ -135,7 +137,8 @@ class PodSyncer:
                  admitter: Admitter, backoff: RestartBackoff, probes: ProbeManager,
                  terminator: Terminator, allocatable: tuple[int, int] = (0, 0),
                  cgroup_parent: Callable[[], str] = lambda: "",
-                 on_written: Callable[[Object], None] | None = None) -> None:
+                 on_written: Callable[[Object], None] | None = None,
+                 networking: PodNetworking | None = None) -> None:
         self.client = client
         self.runtime = runtime
         self.recorder = recorder
@@ -150,6 +153,7 @@ class PodSyncer:
         self.allocatable = allocatable
         self.cgroup_parent = cgroup_parent
         self._on_written = on_written
+        self.networking = networking or PodNetworking()
         self.images = ImagePuller(runtime, recorder, clock=clock)
         self._lock = threading.Lock()
         #: (pod uid, container name) -> (waiting reason, message): what the
@@ -534,9 +538,14 @@ class PodSyncer:
                                  "Pod sandbox changed, it will be killed and re-created.")
             for sb in sandboxes:
                 self.runtime.remove_sandbox(sb.id)
+        dns = None
+        if self.networking.dns is not None:
+            dns, warnings = pod_dns(pod, self.networking.dns)
+            for warning in warnings:
+                self.recorder.record(pod, EVENT_WARNING, "DNSConfigForming", warning)
         try:
-            return self.runtime.run_sandbox(sandbox_config(pod, self.node,
-                                                           cgroup_parent=self.cgroup_parent()))
+            return self.runtime.run_sandbox(sandbox_config(
+                pod, self.node, cgroup_parent=self.cgroup_parent(), dns=dns))
         except ContainerRuntimeError as exc:
             self.recorder.record(pod, EVENT_WARNING, "FailedCreatePodSandBox",
                                  f"Failed to create pod sandbox: {exc}")
@@ -582,10 +591,15 @@ class PodSyncer:
                 return False
             attempt = restart_count(latest) + 1 if latest is not None else \
                 self._attempt_from_status(pod, name, init)
+            links = (pod.get("spec") or {}).get("enableServiceLinks") is not False
             config = container_config(pod, c, node=self.node, init=init,
                                       restart_count=attempt, host_ip=self.host_ip,
                                       pod_ip=sandbox.ip, state_dir=self.state_dir,
-                                      allocatable=self.allocatable)
+                                      allocatable=self.allocatable,
+                                      service_env=service_env(
+                                          self.networking.services(),
+                                          str(pod["metadata"].get("namespace") or ""),
+                                          enable_service_links=links))
             try:
                 cid = self.runtime.create_container(sandbox.id, config)
             except ContainerRuntimeError as exc:

@@ -65,6 +65,7 @@ __all__ = [
     "ContainerRuntime",
     "ContainerRuntimeError",
     "ContainerStatus",
+    "DNSConfig",
     "Image",
     "ImageNotFound",
     "InvalidState",
@@ -169,6 +170,16 @@ class PortMapping:
 
 
 @dataclass(frozen=True, slots=True)
+class DNSConfig:
+    """The pod's resolv.conf, as the kubelet works it out from ``dnsPolicy``
+    and ``dnsConfig`` (CRI's ``DNSConfig``). Empty ``searches`` means none."""
+
+    servers: tuple[str, ...] = ()
+    searches: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class SandboxConfig:
     """What a pod sandbox (network namespace + infra) is made from."""
 
@@ -182,6 +193,8 @@ class SandboxConfig:
     #: The node's cgroup (e.g. ``/minikube-py/<cluster>/node-1``) the pod's cgroups go under,
     #: so the kernel enforces the virtual node's size; empty: the runtime's default.
     cgroup_parent: str = ""
+    #: The pod's resolv.conf; ``None``: the runtime's default (the host's resolvers).
+    dns: DNSConfig | None = None
 
 
 @dataclass(frozen=True, slots=True)

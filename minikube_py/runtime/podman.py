@@ -91,6 +91,7 @@ from .podman_api import (
 from .podman_events import CONFIG_LABEL, PodmanEventStream, decode_config_label
 from .podman_exec import exec_sync
 from .podman_logs import read_logs
+from .podman_network import ClusterNetwork, ensure_network, remove_network
 from .podman_oom import KernelOomLog
 from .podman_overrides import Overrides
 from .podman_spec import (
@@ -167,6 +168,22 @@ class PodmanRuntime:
         self._version = ""
         self._cgroup_manager: str | None = None
         self._closing = threading.Event()
+        self._state_dir = Path(state_dir)
+        #: The cluster's pod network, once :meth:`attach_network` made sure of it.
+        self.network: ClusterNetwork | None = None
+
+    def attach_network(self, subnet: str | None = None) -> ClusterNetwork:
+        """Make sure the cluster's own Podman network exists (see
+        :mod:`.podman_network`); sandboxes made from now on join it."""
+        if not self.cluster:
+            raise ContainerRuntimeError("a pod network needs a cluster id")
+        self.network = ensure_network(self._api, self.cluster, self._state_dir, subnet)
+        return self.network
+
+    def detach_network(self) -> bool:
+        """Delete the cluster's network (its pods must be gone); True if it existed."""
+        self.network = None
+        return remove_network(self._api, self.cluster, self._state_dir)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -279,7 +296,8 @@ class PodmanRuntime:
                                                          LABEL_CLUSTER: self.cluster})
         if config.cgroup_parent and not self._cgroup_parent_usable():
             config = dataclasses.replace(config, cgroup_parent="")
-        spec = pod_spec(config, name=name)
+        spec = pod_spec(config, name=name,
+                        network=self.network.name if self.network is not None else "")
         created = self._api.json("POST", "/pods/create", body=spec,
                                  what=f"creating pod sandbox for {config.namespace}/{config.name}")
         pod_id = str((created or {}).get("Id") or "")

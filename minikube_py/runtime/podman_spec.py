@@ -108,10 +108,20 @@ def _hostname(config: SandboxConfig) -> str:
     return re.sub(r"[^a-zA-Z0-9.-]", "-", name) or "pod"
 
 
-def pod_spec(config: SandboxConfig, *, name: str) -> dict[str, Any]:
-    """The ``POST /pods/create`` body for a sandbox."""
+def pod_spec(config: SandboxConfig, *, name: str, network: str = "") -> dict[str, Any]:
+    """The ``POST /pods/create`` body for a sandbox; ``network`` is the Podman
+    network its infra joins (empty: Podman's default)."""
     spec: dict[str, Any] = {"name": name, "labels": pod_labels(config),
                             "hostname": _hostname(config)}
+    if network:
+        spec["netns"] = {"nsmode": "bridge"}
+        spec["Networks"] = {network: {}}
+    if config.dns is not None:
+        # Podman fills in what is left empty from the host's resolv.conf; the
+        # kubelet decided already, so say everything ("." is "no search list").
+        spec["dns_server"] = list(config.dns.servers)
+        spec["dns_search"] = list(config.dns.searches) or ["."]
+        spec["dns_option"] = list(config.dns.options)
     ports = [{"container_port": p.container_port, "host_port": p.host_port,
               "protocol": (p.protocol or "TCP").lower(), "host_ip": p.host_ip}
              for p in config.port_mappings if p.host_port]

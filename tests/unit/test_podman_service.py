@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import struct
+from dataclasses import replace
 
 import pytest
 
@@ -21,6 +22,7 @@ from minikube_py.runtime.base import (
     LABEL_NODE,
     LABEL_POD_UID,
     ContainerConfig,
+    DNSConfig,
     Mount,
     PortMapping,
     SandboxConfig,
@@ -303,6 +305,23 @@ def test_pod_spec() -> None:
     assert spec["labels"] == {"app": "web", LABEL_POD_UID: "u" * 36,
                               "minikube-py.io/namespace": "default",
                               "minikube-py.io/name": "web-1", LABEL_NODE: "n1"}
+
+
+def test_pod_spec_network_and_dns() -> None:
+    plain = SandboxConfig(uid="u", namespace="default", name="p", node="n1")
+    spec = pod_spec(plain, name="k8s_p")
+    for key in ("netns", "Networks", "dns_server", "dns_search", "dns_option"):
+        assert key not in spec  # Podman's defaults
+    config = replace(plain, dns=DNSConfig(("10.96.0.10",), ("default.svc.cluster.local",),
+                                          ("ndots:5",)))
+    spec = pod_spec(config, name="k8s_p", network="minikube-py-abc")
+    assert spec["netns"] == {"nsmode": "bridge"}
+    assert spec["Networks"] == {"minikube-py-abc": {}}
+    assert (spec["dns_server"], spec["dns_search"], spec["dns_option"]) == (
+        ["10.96.0.10"], ["default.svc.cluster.local"], ["ndots:5"])
+    # No search domains must not let Podman copy the host's: "." means none.
+    bare = pod_spec(replace(plain, dns=DNSConfig(("1.1.1.1",))), name="k8s_p")
+    assert bare["dns_search"] == ["."]
 
 
 @pytest.mark.parametrize(("state", "expected"), [
