@@ -82,8 +82,28 @@ class Controller:
 
     # ------------------------------------------------------------------ running
 
+    #: Caches that must have synced before the workers start (with an empty
+    #: cache every object would look as if it had nothing: no pods, no slices).
+    synced_before_start: tuple[Informer, ...] = ()
+
     def start(self) -> None:
-        """Start the workers (the shared informers are started by their owner)."""
+        """Start the workers (the shared informers are started by their owner),
+        once :attr:`synced_before_start` have synced; returns at once."""
+        if self.synced_before_start:
+            threading.Thread(target=self._start_when_synced, name=f"{self.name}-sync",
+                             daemon=True).start()
+        else:
+            self._start_workers()
+
+    def _start_when_synced(self) -> None:
+        for informer in self.synced_before_start:
+            while not informer.wait_synced(0.5):
+                if self._stop.is_set():
+                    return
+        if not self._stop.is_set():
+            self._start_workers()
+
+    def _start_workers(self) -> None:
         for i in range(self.workers):
             t = threading.Thread(target=self._work, name=f"{self.name}-{i}", daemon=True)
             t.start()

@@ -156,21 +156,7 @@ class GarbageCollector(Controller):
             informer = informers.get(resource)
             informer.add_handlers(self._handlers(resource))
             self._informers.append(informer)
-
-    # ------------------------------------------------------------------ running
-
-    def start(self) -> None:
-        """Start the workers once every tracked cache has synced."""
-        threading.Thread(target=self._start_when_synced, name=f"{self.name}-sync",
-                         daemon=True).start()
-
-    def _start_when_synced(self) -> None:
-        for informer in self._informers:
-            while not informer.wait_synced(0.5):
-                if self._stop.is_set():
-                    return
-        if not self._stop.is_set():
-            super().start()
+        self.synced_before_start = tuple(self._informers)
 
     # ------------------------------------------------------------------ graph
 

@@ -107,21 +107,7 @@ class PodGC(Controller):
                                         on_delete=self._pod_deleted))
         self.nodes.add_handlers(Handlers(on_update=lambda _old, new: self._node_changed(new),
                                          on_delete=self._node_deleted))
-
-    # ------------------------------------------------------------------ running
-
-    def start(self) -> None:
-        """Start the workers once the pod and node caches have synced."""
-        threading.Thread(target=self._start_when_synced, name=f"{self.name}-sync",
-                         daemon=True).start()
-
-    def _start_when_synced(self) -> None:
-        for informer in (self.nodes, self.pods):
-            while not informer.wait_synced(0.5):
-                if self._stop.is_set():
-                    return
-        if not self._stop.is_set():
-            super().start()
+        self.synced_before_start = (self.nodes, self.pods)
 
     # ------------------------------------------------------------------ handlers
 

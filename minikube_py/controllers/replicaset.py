@@ -402,21 +402,7 @@ class ReplicaSetController(Controller):
                                                on_delete=self._rs_deleted))
         self.pods.add_handlers(Handlers(on_add=self._pod_added, on_update=self._pod_updated,
                                         on_delete=self._pod_deleted))
-
-    # ------------------------------------------------------------------ running
-
-    def start(self) -> None:
-        """Start the workers once the pod and ReplicaSet caches have synced."""
-        threading.Thread(target=self._start_when_synced, name=f"{self.name}-sync",
-                         daemon=True).start()
-
-    def _start_when_synced(self) -> None:
-        for informer in (self.replicasets, self.pods):
-            while not informer.wait_synced(0.5):
-                if self._stop.is_set():
-                    return
-        if not self._stop.is_set():
-            super().start()
+        self.synced_before_start = (self.replicasets, self.pods)
 
     # ------------------------------------------------------------------ selectors
 
