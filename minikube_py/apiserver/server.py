@@ -35,7 +35,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
@@ -63,6 +63,8 @@ _DRAIN_LIMIT = 16 * 1024 * 1024
 _LINGER_SECONDS = 1.0
 #: How long a new connection may take to start and finish its TLS handshake.
 _HANDSHAKE_SECONDS = 30.0
+#: ``IP_FREEBIND`` (linux/in.h): bind an address no interface has yet.
+IP_FREEBIND = 15
 #: What Go's net/http looks for where a TLS record header should be
 #: (``tlsRecordHeaderLooksLikeHTTP``), and what it answers then.
 _PLAIN_HTTP_STARTS = frozenset({b"GET /", b"HEAD ", b"POST ", b"PUT /", b"OPTIO"})
@@ -94,7 +96,8 @@ class APIServer:
                  port: int = 0, log_source: LogSource | None = None,
                  ready: Callable[[], bool] = lambda: True,
                  tls: ssl.SSLContext | None = None,
-                 scheduler: SchedulerInfo | None = None) -> None:
+                 scheduler: SchedulerInfo | None = None,
+                 also_listen: Sequence[tuple[str, int]] = ()) -> None:
         if not token:
             raise ValueError("the API server needs a bearer token")
         self._token = token.encode()
@@ -114,6 +117,21 @@ class APIServer:
         # slow or hostile client cannot stall the accept loop.
         self._httpd.tls = tls
         self._thread: threading.Thread | None = None
+        # Where pods reach the API (the pod network's gateway): bound even before
+        # the address exists on an interface (a bridge appears with its first pod).
+        self._also: list[_Server] = []
+        for extra_host, extra_port in also_listen:
+            try:
+                extra = _Server((extra_host, extra_port), _Handler, self, freebind=True)
+            except OSError as exc:
+                self._httpd.server_close()
+                for done in self._also:
+                    done.server_close()
+                raise ListenError(f"cannot listen on {extra_host}:{extra_port}: "
+                                  f"{exc.strerror}") from exc
+            extra.tls = tls
+            self._also.append(extra)
+        self._also_threads: list[threading.Thread] = []
 
     @property
     def address(self) -> tuple[str, int]:
@@ -131,7 +149,13 @@ class APIServer:
                                         kwargs={"poll_interval": 0.5}, name="apiserver",
                                         daemon=True)
         self._thread.start()
-        log.info("API server listening on %s", self.url)
+        for extra in self._also:
+            thread = threading.Thread(target=extra.serve_forever, kwargs={"poll_interval": 0.5},
+                                      name="apiserver-pods", daemon=True)
+            thread.start()
+            self._also_threads.append(thread)
+        log.info("API server listening on %s%s", self.url, "".join(
+            f" and {e.server_address[0]!s}:{e.server_address[1]!s}" for e in self._also))
 
     def stop(self) -> None:
         """Stop accepting, end every stream, close the socket. Idempotent."""
@@ -146,6 +170,12 @@ class APIServer:
             waker.join(timeout=5)
             self._thread.join(timeout=5)
             self._thread = None
+        for extra, thread in zip(self._also, self._also_threads, strict=False):
+            extra.shutdown()  # wakes within its poll interval
+            thread.join(timeout=5)
+        self._also_threads = []
+        for extra in self._also:
+            extra.server_close()
         self._httpd.server_close()
 
     # ------------------------------------------------------------------ routing
@@ -247,9 +277,15 @@ class _Server(ThreadingHTTPServer):
     tls: ssl.SSLContext | None = None
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
-                 api: APIServer) -> None:
+                 api: APIServer, *, freebind: bool = False) -> None:
         self.api = api
+        self.freebind = freebind
         super().__init__(address, handler)
+
+    def server_bind(self) -> None:
+        if self.freebind:
+            self.socket.setsockopt(socket.SOL_IP, IP_FREEBIND, 1)
+        super().server_bind()
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         """One connection, in its own thread: TLS first (when serving it), then HTTP."""

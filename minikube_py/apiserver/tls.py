@@ -10,9 +10,10 @@ Contract of :func:`ensure`:
   years) and kept, so kubeconfigs stay valid across restarts; the CA's
   certificate goes into the kubeconfig as ``certificate-authority-data``.
 * ``apiserver.crt`` + ``apiserver.key`` are (re)issued by that CA whenever the
-  names it must cover change (``localhost``, ``127.0.0.1``, ``::1`` and the
-  listen address, :func:`names`), it is within 30 days of expiry, it or the CA
-  was replaced, or the record of what was issued is missing.
+  names it must cover change (``localhost``, ``127.0.0.1``, ``::1``, the
+  listen address and the names pods use, :func:`names`), it is within 30
+  days of expiry, it or the CA was replaced, or the record of what was
+  issued is missing.
 * Keys are written 0600, certificates 0644, atomically and durably (fsync).
 * A failure raises :class:`CertificateError` with the reason (e.g. a
   read-only state directory).
@@ -36,6 +37,7 @@ import ssl
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,19 +56,23 @@ class CertificateError(Exception):
     """The API's certificates could not be issued; the message says why."""
 
 
-def names(host: str) -> tuple[list[str], list[str]]:
+def names(host: str, extra: Sequence[str] = ()) -> tuple[list[str], list[str]]:
     """The DNS names and IP addresses the server certificate must cover for a
-    daemon listening on ``host`` (a wildcard address adds nothing)."""
+    daemon listening on ``host`` (a wildcard address adds nothing), plus
+    ``extra`` names or addresses (how pods reach it: ``kubernetes.default.svc``,
+    the ``kubernetes`` Service's cluster IP, the pod network's gateway)."""
     dns = ["localhost", "minikube-py"]
     ips = ["127.0.0.1", "::1"]
-    if host and host not in ("0.0.0.0", "::"):
+    for name in (host, *extra):
+        if not name or name in ("0.0.0.0", "::"):
+            continue
         try:
-            ipaddress.ip_address(host)
-            if host not in ips:
-                ips.append(host)
+            ipaddress.ip_address(name)
+            if name not in ips:
+                ips.append(name)
         except ValueError:
-            if host not in dns:
-                dns.append(host)
+            if name not in dns:
+                dns.append(name)
     return dns, ips
 
 
@@ -74,7 +80,8 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def current(pki: Path, host: str, *, now: float | None = None) -> bool:
+def current(pki: Path, host: str, *, now: float | None = None,
+            extra: Sequence[str] = ()) -> bool:
     """Whether the certificates in ``pki`` serve ``host`` as they are (see the
     module contract); False for anything missing, unreadable or different."""
     try:
@@ -85,33 +92,35 @@ def current(pki: Path, host: str, *, now: float | None = None) -> bool:
             RENEW_BEFORE
         same_files = (record["sha256"] == _sha256(pki / "apiserver.crt")
                       and record["caSha256"] == _sha256(pki / "ca.crt"))
-        dns, ips = names(host)
+        dns, ips = names(host, extra)
         covered = set(dns) <= set(record["dns"]) and set(ips) <= set(record["ips"])
     except (OSError, ValueError, KeyError, TypeError):
         return False
     return bool(fresh and same_files and covered)
 
 
-def ensure(state_dir: Path, host: str) -> tuple[Path, Path, Path]:
-    """Make sure the CA and a server certificate for ``host`` exist.
+def ensure(state_dir: Path, host: str, extra: Sequence[str] = ()) -> tuple[Path, Path, Path]:
+    """Make sure the CA and a server certificate for ``host`` (and ``extra``
+    names and addresses, see :func:`names`) exist.
 
     Returns (ca.crt, apiserver.crt, apiserver.key).
     """
     pki = Path(state_dir) / "pki"
-    if not current(pki, host):
-        _issue(Path(state_dir), host)
-        if not current(pki, host):  # the helper succeeded but left no usable record
+    if not current(pki, host, extra=extra):
+        _issue(Path(state_dir), host, extra)
+        if not current(pki, host, extra=extra):  # the helper left no usable record
             raise CertificateError(f"the certificates issued in {pki} do not check out")
     return pki / "ca.crt", pki / "apiserver.crt", pki / "apiserver.key"
 
 
-def _issue(state_dir: Path, host: str) -> None:
+def _issue(state_dir: Path, host: str, extra: Sequence[str]) -> None:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(_PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p)
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "minikube_py.apiserver.tls_issue", str(state_dir), host],
+            [sys.executable, "-m", "minikube_py.apiserver.tls_issue", str(state_dir), host,
+             *extra],
             stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env,
             timeout=_ISSUE_TIMEOUT, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

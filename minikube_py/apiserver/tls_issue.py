@@ -1,11 +1,11 @@
 """Issuing the API's certificates (run as a helper process by :mod:`.tls`).
 
-``python -m minikube_py.apiserver.tls_issue STATE_DIR HOST`` makes sure that
+``python -m minikube_py.apiserver.tls_issue STATE_DIR HOST [NAME...]`` makes sure that
 
 * ``STATE_DIR/pki/ca.crt`` + ``ca.key`` exist (ECDSA P-256, ten years; an
   existing CA is kept, so kubeconfigs stay valid across restarts), and
 * ``apiserver.crt`` + ``apiserver.key`` are issued by that CA for
-  :func:`.tls.names` of ``HOST``, valid 825 days,
+  :func:`.tls.names` of ``HOST`` and each ``NAME``, valid 825 days,
 
 then records what it issued in ``apiserver.json`` (:data:`.tls.RECORD`): the
 names, the expiry and the SHA-256 of both certificates, which is what
@@ -91,13 +91,13 @@ def _load_or_make_ca(pki: Path) -> tuple[x509.Certificate, ec.EllipticCurvePriva
     return cert, private
 
 
-def issue(state_dir: Path, host: str) -> None:
-    """Make sure the CA exists and issue a fresh server certificate for ``host``;
-    record it (see the module docstring)."""
+def issue(state_dir: Path, host: str, extra: Sequence[str] = ()) -> None:
+    """Make sure the CA exists and issue a fresh server certificate for ``host``
+    and ``extra`` names; record it (see the module docstring)."""
     pki = Path(state_dir) / "pki"
     pki.mkdir(mode=0o700, exist_ok=True)
     ca_cert, ca_key = _load_or_make_ca(pki)
-    dns, ips = names(host)
+    dns, ips = names(host, extra)
     private = ec.generate_private_key(ec.SECP256R1())
     now = dt.datetime.now(dt.UTC)
     not_after = now + 825 * _DAY
@@ -124,12 +124,12 @@ def issue(state_dir: Path, host: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2:
-        print("usage: python -m minikube_py.apiserver.tls_issue STATE_DIR HOST",
+    if len(args) < 2:
+        print("usage: python -m minikube_py.apiserver.tls_issue STATE_DIR HOST [NAME...]",
               file=sys.stderr)
         return 2
     try:
-        issue(Path(args[0]), args[1])
+        issue(Path(args[0]), args[1], args[2:])
     except (OSError, ValueError) as exc:
         print(f"cannot issue the API's certificates in {args[0]}/pki: {exc}", file=sys.stderr)
         return 1

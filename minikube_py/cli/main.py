@@ -28,6 +28,7 @@ from . import (
     logs,
     rollout,
     scale,
+    service,
 )
 
 #: Entry points in this group add commands: ``name = "package.module:register"``.
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-n", "--namespace", default=None, help="namespace")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (daemon, apply, create, get, describe_cmd, delete, logs, scale, rollout,
-                   events, explain):
+                   events, explain, service):
         module.register(commands)
     for plugin in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
         try:

@@ -15,11 +15,12 @@ import os
 import secrets
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..admission.podsecurity import SecurityPolicy
+from ..admission.services import ServiceNetwork
 from ..api.errors import BadRequest, NotFound
 from ..apiserver import tls
 from ..apiserver.server import APIServer
@@ -79,6 +80,15 @@ class Options:
     #: DefaultTolerationSeconds admission: how long pods stay on a not-ready or
     #: unreachable node before eviction (None: the admission is off).
     default_toleration_seconds: int | None = DEFAULT_TOLERATION_SECONDS
+    #: ``--service-cidr`` and ``--service-node-port-range``.
+    service_network: ServiceNetwork = field(default_factory=ServiceNetwork)
+    #: ``--pod-network-cidr`` (None: chosen once, see runtime/podman_network).
+    pod_network_cidr: str | None = None
+    #: ``--load-balancer-ips``: what LoadBalancer Services get.
+    load_balancer_ips: tuple[str, ...] = ("127.0.0.1",)
+    #: ``--dns-upstream``: where cluster DNS forwards (empty: /etc/resolv.conf's).
+    dns_upstreams: tuple[tuple[str, int], ...] = ()
+    cluster_domain: str = "cluster.local"
 
 
 def parse_listen(value: str) -> tuple[str, int]:

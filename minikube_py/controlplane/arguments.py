@@ -6,9 +6,11 @@ and ``minikube-py tui``), so both take the same flags with the same checks.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 from pathlib import Path
 
+from ..admission.services import DEFAULT_SERVICE_CIDR, ServiceNetwork
 from . import DEFAULT_PORT, Options, parse_listen
 
 __all__ = ["add_control_plane_arguments", "default_state_dir", "options_from_args"]
@@ -56,6 +58,20 @@ def add_control_plane_arguments(p: argparse.ArgumentParser) -> None:
                         "own tolerations take precedence)")
     p.add_argument("--overcommit", action="store_true",
                    help="allow node sizes that add up to more than the host")
+    p.add_argument("--service-cidr", default=DEFAULT_SERVICE_CIDR, metavar="CIDR",
+                   help=f"where Services' cluster IPs come from (default {DEFAULT_SERVICE_CIDR}; "
+                        "IPv4)")
+    p.add_argument("--service-node-port-range", default="30000-32767", metavar="FIRST-LAST",
+                   help="where NodePorts come from (default 30000-32767)")
+    p.add_argument("--pod-network-cidr", default=None, metavar="CIDR",
+                   help="the pod network's subnet (default: a free /20 of 10.244.0.0/14, kept "
+                        "for the cluster's life)")
+    p.add_argument("--load-balancer-ips", default="127.0.0.1", metavar="IP[,IP...]",
+                   help="addresses LoadBalancer Services get, reachable from this host "
+                        "(default 127.0.0.1)")
+    p.add_argument("--dns-upstream", action="append", default=None, metavar="IP[:PORT]",
+                   help="where cluster DNS forwards other names (default: the nameservers "
+                        "of /etc/resolv.conf); may be repeated")
     p.add_argument("--fsync", action="store_true",
                    help="fsync every write (survives power loss; slower). By default a write "
                         "is acknowledged once the kernel has it, which survives any crash "
@@ -85,7 +101,61 @@ def options_from_args(args: argparse.Namespace) -> Options:
         allow_host_paths=args.allow_host_paths, restart_backoff=backoff,
         node_grace_period=args.node_monitor_grace_period,
         default_toleration_seconds=args.default_toleration_seconds,
-        durability="fsync" if args.fsync else "flush")
+        durability="fsync" if args.fsync else "flush",
+        service_network=_service_network(args.service_cidr, args.service_node_port_range),
+        pod_network_cidr=_pod_network(args.pod_network_cidr),
+        load_balancer_ips=_addresses("--load-balancer-ips", args.load_balancer_ips),
+        dns_upstreams=tuple(_upstream(u) for u in args.dns_upstream or ()))
+
+
+def _service_network(cidr: str, ports: str) -> ServiceNetwork:
+    first, sep, last = ports.partition("-")
+    try:
+        if not sep:
+            raise ValueError
+        node_ports = (int(first), int(last))
+    except ValueError:
+        raise ValueError(f"--service-node-port-range {ports!r}: expected FIRST-LAST, e.g. "
+                         "30000-32767") from None
+    return ServiceNetwork(cidr, node_ports)
+
+
+def _pod_network(cidr: str | None) -> str | None:
+    if cidr is None:
+        return None
+    try:
+        net = ipaddress.ip_network(cidr, strict=True)
+    except ValueError as exc:
+        raise ValueError(f"--pod-network-cidr {cidr!r}: {exc}") from None
+    if net.version != 4 or net.prefixlen > 28:
+        raise ValueError(f"--pod-network-cidr {cidr!r}: an IPv4 subnet of /28 or larger")
+    return str(net)
+
+
+def _addresses(flag: str, value: str) -> tuple[str, ...]:
+    out = []
+    for part in value.split(","):
+        try:
+            out.append(str(ipaddress.IPv4Address(part.strip())))
+        except ValueError:
+            raise ValueError(f"{flag} {value!r}: {part.strip()!r} is not an IPv4 address") \
+                from None
+    return tuple(out)
+
+
+def _upstream(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = value, "53"
+    try:
+        ipaddress.IPv4Address(host)
+        number = int(port)
+        if not 0 < number < 65536:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"--dns-upstream {value!r}: expected an IPv4 address with an "
+                         "optional :PORT") from None
+    return host, number
 
 
 def _parse_backoff(value: str) -> tuple[float, float]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ..network.dns import parse_resolv_conf
 from ..runtime.base import DNSConfig
 
 __all__ = ["ClusterDNS", "HostResolvConf", "PodNetworking", "pod_dns"]
@@ -45,22 +46,12 @@ class HostResolvConf:
 
     @classmethod
     def parse(cls, text: str) -> HostResolvConf:
-        """resolv.conf's text; the last ``search``/``domain`` line wins, as in glibc."""
-        servers: list[str] = []
-        searches: list[str] = []
-        options: list[str] = []
-        for raw in text.splitlines():
-            line = raw.split("#", 1)[0].split(";", 1)[0].strip()
-            fields = line.split()
-            if not fields:
-                continue
-            if fields[0] == "nameserver" and len(fields) > 1:
-                servers.append(fields[1])
-            elif fields[0] in ("search", "domain"):
-                searches = [d.rstrip(".") for d in fields[1:] if d != "."]
-            elif fields[0] == "options":
-                options.extend(fields[1:])
-        return cls(tuple(servers), tuple(searches), tuple(options))
+        """resolv.conf's text (read by the cluster DNS's own parser: the last
+        ``search``/``domain`` line wins, as in glibc); search domains without
+        their trailing dot."""
+        conf = parse_resolv_conf(text)
+        return cls(tuple(host for host, _ in conf.nameservers),
+                   tuple(d.rstrip(".") for d in conf.search if d != "."), conf.options)
 
     @classmethod
     def read(cls, path: Path = Path("/etc/resolv.conf")) -> HostResolvConf:
