@@ -21,6 +21,8 @@ file                        upstream
 ``batch_v1_types.go``       ``k8s.io/api/batch/v1/types.go``
 ``scheduling_v1.proto``     ``k8s.io/api/scheduling/v1/generated.proto``
 ``scheduling_v1_types.go``  ``k8s.io/api/scheduling/v1/types.go``
+``discovery_v1.proto``      ``k8s.io/api/discovery/v1/generated.proto``
+``discovery_v1_types.go``   ``k8s.io/api/discovery/v1/types.go``
 ``meta_v1.proto``           ``k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto``
 ``meta_v1_types.go``        ``k8s.io/apimachinery/pkg/apis/meta/v1/types.go``
 ``runtime.proto``           ``k8s.io/apimachinery/pkg/runtime/generated.proto``
@@ -52,6 +54,11 @@ but the JSON shape of a field comes from the Go struct tag next to it:
 Every reachable scalar field must be described by a Go field with the same
 protobuf number, and every Go field must exist in the proto: a version skew
 between the two copies is an error, not a guess.
+
+A message is named by its Go type (``Pod``); where two packages reach a type
+of the same name (core/v1 and discovery/v1 both have ``EndpointPort``), each of
+them is named with its package too (``core.v1.EndpointPort``,
+``discovery.v1.EndpointPort``).
 """
 
 from __future__ import annotations
@@ -72,6 +79,7 @@ SOURCES: tuple[tuple[str, str | None, str], ...] = (
     ("apps_v1.proto", "apps_v1_types.go", "k8s.io.api.apps.v1"),
     ("batch_v1.proto", "batch_v1_types.go", "k8s.io.api.batch.v1"),
     ("scheduling_v1.proto", "scheduling_v1_types.go", "k8s.io.api.scheduling.v1"),
+    ("discovery_v1.proto", "discovery_v1_types.go", "k8s.io.api.discovery.v1"),
     ("meta_v1.proto", "meta_v1_types.go", "k8s.io.apimachinery.pkg.apis.meta.v1"),
     ("runtime.proto", None, "k8s.io.apimachinery.pkg.runtime"),
     ("resource.proto", None, "k8s.io.apimachinery.pkg.api.resource"),
@@ -85,13 +93,17 @@ ROOTS: tuple[tuple[str, str, str], ...] = (
     ("v1", "Namespace", "k8s.io.api.core.v1.Namespace"),
     ("v1", "Event", "k8s.io.api.core.v1.Event"),
     ("v1", "ConfigMap", "k8s.io.api.core.v1.ConfigMap"),
+    ("v1", "Endpoints", "k8s.io.api.core.v1.Endpoints"),
+    ("v1", "Service", "k8s.io.api.core.v1.Service"),
     ("apps/v1", "Deployment", "k8s.io.api.apps.v1.Deployment"),
     ("apps/v1", "ReplicaSet", "k8s.io.api.apps.v1.ReplicaSet"),
     ("batch/v1", "Job", "k8s.io.api.batch.v1.Job"),
     ("scheduling.k8s.io/v1", "PriorityClass", "k8s.io.api.scheduling.v1.PriorityClass"),
+    ("discovery.k8s.io/v1", "EndpointSlice", "k8s.io.api.discovery.v1.EndpointSlice"),
     # client-go sends DeleteOptions in the version of the client that deletes.
     *((version, "DeleteOptions", "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions")
-      for version in ("meta.k8s.io/v1", "v1", "apps/v1", "batch/v1", "scheduling.k8s.io/v1")),
+      for version in ("meta.k8s.io/v1", "v1", "apps/v1", "batch/v1", "scheduling.k8s.io/v1",
+                      "discovery.k8s.io/v1")),
 )
 
 #: Types with a hand-written JSON form, decoded by name rather than field by field.
@@ -216,8 +228,15 @@ def parse_go(text: str, package: str) -> dict[str, dict[int, GoField]]:
 # ---------------------------------------------------------------------- generation
 
 
-def short(full: str) -> str:
-    return SPECIAL.get(full, full.rsplit(".", 1)[1])
+def _short(full: str, ambiguous: frozenset[str] = frozenset()) -> str:
+    """The table's name of message ``full``: its type name, qualified by its
+    package (``discovery.v1.EndpointPort``) when that name is in ``ambiguous``."""
+    if full in SPECIAL:
+        return SPECIAL[full]
+    package, name = full.rsplit(".", 1)
+    if name not in ambiguous:
+        return name
+    return f"{package.removeprefix('k8s.io.api.').removeprefix('k8s.io.apimachinery.pkg.')}.{name}"
 
 
 def provenance(source: Path) -> list[str]:
@@ -232,7 +251,13 @@ def provenance(source: Path) -> list[str]:
     return lines
 
 
-def build(source: Path) -> tuple[dict[str, dict[int, tuple[str, str, str, str]]], list[str]]:
+Messages = dict[str, dict[int, tuple[str, str, str, str]]]
+Roots = list[tuple[str, str, str]]
+
+
+def build(source: Path) -> tuple[Messages, Roots, list[str]]:
+    """The field table of every message the roots reach, the roots by table
+    name, and what is inconsistent between the copies."""
     protos: dict[str, list[ProtoField]] = {}
     gos: dict[str, dict[int, GoField]] = {}
     for proto_file, go_file, package in SOURCES:
@@ -253,11 +278,15 @@ def build(source: Path) -> tuple[dict[str, dict[int, tuple[str, str, str, str]]]
         reachable.append(name)
         pending.extend(f.type for f in protos[name] if f.type not in SCALARS)
 
-    shorts: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    clashes: set[str] = set()
     for name in reachable:
-        other = shorts.setdefault(short(name), name)
-        if other != name:
-            errors.append(f"short name {short(name)} is ambiguous: {other}, {name}")
+        if seen.setdefault(_short(name), name) != name:
+            clashes.add(_short(name))
+    ambiguous = frozenset(clashes)
+
+    def short(full: str) -> str:
+        return _short(full, ambiguous)
 
     messages: dict[str, dict[int, tuple[str, str, str, str]]] = {}
     for name in sorted(reachable, key=short):
@@ -287,7 +316,8 @@ def build(source: Path) -> tuple[dict[str, dict[int, tuple[str, str, str, str]]]
             type_name = f.type if f.type in SCALARS else short(f.type)
             entries[f.number] = (json_name, f.label, type_name, flags)
         messages[short(name)] = entries
-    return messages, errors
+    roots = [(api_version, kind, short(message)) for api_version, kind, message in ROOTS]
+    return messages, roots, errors
 
 
 HEADER = '''"""Kubernetes' protobuf field table for the kinds minikube-py serves. GENERATED.
@@ -329,13 +359,12 @@ ROOTS: Final[dict[tuple[str, str], str]] = {
 '''
 
 
-def render(messages: dict[str, dict[int, tuple[str, str, str, str]]],
-           sources: list[str]) -> str:
+def render(messages: Messages, roots: Roots, sources: list[str]) -> str:
     header = HEADER.replace("@PROVENANCE@", "\n".join(f"* {line}" for line in sources))
     out = [header.replace("@SPECIAL@", "".join(
         f"    {s!r},\n" for s in sorted(set(SPECIAL.values()))).rstrip("\n"))]
-    for api_version, kind, message in ROOTS:
-        out.append(f"    ({api_version!r}, {kind!r}): {short(message)!r},\n")
+    for api_version, kind, message in roots:
+        out.append(f"    ({api_version!r}, {kind!r}): {message!r},\n")
     out.append("}\n\nMESSAGES: Final[dict[str, dict[int, Field]]] = {\n")
     for name, fields in messages.items():
         out.append(f"    {name!r}: {{\n")
@@ -359,7 +388,7 @@ def main(argv: Iterable[str]) -> int:
     target = Path(args[1]) if len(args) == 2 else (
         Path(__file__).resolve().parent.parent / "minikube_py" / "api" / "proto_schema.py")
     try:
-        messages, errors = build(source)
+        messages, roots, errors = build(source)
     except (GenError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -367,7 +396,7 @@ def main(argv: Iterable[str]) -> int:
         for error in errors:
             print(f"error: {error}", file=sys.stderr)
         return 1
-    target.write_text(render(messages, provenance(source)))
+    target.write_text(render(messages, roots, provenance(source)))
     print(f"wrote {target}: {len(messages)} messages, "
           f"{sum(len(f) for f in messages.values())} fields")
     return 0

@@ -40,6 +40,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from ..api.core.service_facts import (
+    cluster_ips,
+    needs_cluster_ip,
+    needs_health_check_node_port,
+    needs_node_ports,
+    node_ports,
+    service_type,
+    should_allocate_node_ports,
+)
 from ..api.errors import (
     FieldError,
     FieldPath,
@@ -62,7 +71,6 @@ DEFAULT_NODE_PORT_RANGE: Final = (30000, 32767)
 
 _NONE = "None"
 _EXTERNAL_NAME = "ExternalName"
-_NODE_PORT_TYPES = ("NodePort", "LoadBalancer")
 
 
 @dataclass(frozen=True)
@@ -130,31 +138,6 @@ def _spec(svc: Mapping[str, Any]) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
-def _type(svc: Mapping[str, Any]) -> str:
-    return str(_spec(svc).get("type") or "ClusterIP")
-
-
-def _needs_cluster_ip(svc: Mapping[str, Any]) -> bool:
-    return _type(svc) != _EXTERNAL_NAME
-
-
-def _needs_node_port(svc: Mapping[str, Any]) -> bool:
-    return _type(svc) in _NODE_PORT_TYPES
-
-
-def _should_allocate_node_ports(svc: Mapping[str, Any]) -> bool:
-    if _type(svc) == "NodePort":
-        return True
-    if _type(svc) == "LoadBalancer":
-        return _spec(svc).get("allocateLoadBalancerNodePorts") is not False
-    return False
-
-
-def _needs_health_check(svc: Mapping[str, Any]) -> bool:
-    spec = _spec(svc)
-    return _type(svc) == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
-
-
 def _ports(svc: Mapping[str, Any]) -> list[dict[str, Any]]:
     ports = _spec(svc).get("ports")
     return [p for p in ports if isinstance(p, dict)] if isinstance(ports, list) else []
@@ -167,17 +150,7 @@ def _int(value: Any) -> int:
 def _node_ports(svc: Mapping[str, Any]) -> list[int]:
     """``collectServiceNodePorts``: each distinct node port (TCP and UDP of one
     port number share theirs)."""
-    seen: list[int] = []
-    for port in _ports(svc):
-        number = _int(port.get("nodePort"))
-        if number and number not in seen:
-            seen.append(number)
-    return seen
-
-
-def _cluster_ips(svc: Mapping[str, Any]) -> list[str]:
-    ips = _spec(svc).get("clusterIPs")
-    return [str(ip) for ip in ips] if isinstance(ips, list) else []
+    return list(dict.fromkeys(node_ports(svc)))
 
 
 def _is_ipv4(text: str) -> bool:
@@ -236,8 +209,8 @@ class ServiceAllocation:
         for svc in services:
             meta = svc.get("metadata") or {}
             who = f"{meta.get('namespace')}/{meta.get('name')}"
-            if _needs_cluster_ip(svc):
-                for ip in _cluster_ips(svc)[:1]:
+            if needs_cluster_ip(svc):
+                for ip in cluster_ips(svc)[:1]:
                     if ip in ("", _NONE):
                         continue
                     offset = self.ips.offset_of(ip)
@@ -250,7 +223,7 @@ class ServiceAllocation:
                     else:
                         ips[offset] = who
             numbers = _node_ports(svc)
-            if _needs_health_check(svc) and _int(_spec(svc).get("healthCheckNodePort")):
+            if needs_health_check_node_port(svc) and _int(_spec(svc).get("healthCheckNodePort")):
                 numbers.append(_int(_spec(svc).get("healthCheckNodePort")))
             for number in numbers:
                 if not self.ports.contains(number):
@@ -306,9 +279,9 @@ class ServiceAllocation:
         txn = self._begin()
         try:
             self._alloc_cluster_ip(svc, txn)
-            if _needs_node_port(svc):
+            if needs_node_ports(svc):
                 self._init_node_ports(svc, txn)
-            if _needs_health_check(svc):
+            if needs_health_check_node_port(svc):
                 self._alloc_health_check(svc, txn)
         except BaseException:
             txn.revert()
@@ -317,7 +290,7 @@ class ServiceAllocation:
 
     def _init_ip_families(self, svc: Object, old: Mapping[str, Any] | None) -> None:
         """``initIPFamilyFields`` for a cluster configured IPv4 single-stack."""
-        if not _needs_cluster_ip(svc):
+        if not needs_cluster_ip(svc):
             return
         spec = svc["spec"]
         headless_selectorless = spec.get("clusterIP") == _NONE and not spec.get("selector")
@@ -330,14 +303,14 @@ class ServiceAllocation:
             else:
                 spec["ipFamilyPolicy"] = "SingleStack"
         policy = spec["ipFamilyPolicy"]
-        ips = _cluster_ips(svc)
+        ips = cluster_ips(svc)
         families = spec.get("ipFamilies") if isinstance(spec.get("ipFamilies"), list) else []
         if any(_family_of(ip) is None for ip in ips if ip != _NONE) or \
                 policy not in ("SingleStack", "PreferDualStack", "RequireDualStack"):
             return  # malformed: validation names it (ValidateServiceClusterIPsRelatedFields)
         errs: list[FieldError] = []
         if old is not None and policy == "SingleStack":
-            if ips == _cluster_ips(old) and len(ips) > 1:
+            if ips == cluster_ips(old) and len(ips) > 1:
                 spec["clusterIPs"] = ips = ips[:1]
             if families == _spec(old).get("ipFamilies") and len(families) > 1:
                 spec["ipFamilies"] = families = families[:1]
@@ -384,10 +357,10 @@ class ServiceAllocation:
 
     def _alloc_cluster_ip(self, svc: Object, txn: Txn) -> None:
         """``allocClusterIPs``: the first family's address (the only one here)."""
-        if not _needs_cluster_ip(svc):
+        if not needs_cluster_ip(svc):
             return
         spec = svc["spec"]
-        ips = _cluster_ips(svc)
+        ips = cluster_ips(svc)
         if ips and ips[0] == _NONE:
             return
         families = spec.get("ipFamilies")
@@ -417,7 +390,7 @@ class ServiceAllocation:
         ports = _ports(svc)
         for i, port in enumerate(ports):
             number = _int(port.get("nodePort"))
-            if number == 0 and not _should_allocate_node_ports(svc):
+            if number == 0 and not should_allocate_node_ports(svc):
                 continue  # no new ports, but explicit requests are honoured
             service_port = _int(port.get("port"))
             known = by_port.get(service_port, 0)
@@ -484,7 +457,7 @@ class ServiceAllocation:
         self._init_ip_families(new, old)
         txn = self._begin()
         try:
-            self._update_cluster_ips(new, old, txn)
+            self._updatecluster_ips(new, old, txn)
             self._update_node_ports(new, old, txn)
             self._update_health_check(new, old, txn)
         except BaseException:
@@ -492,27 +465,27 @@ class ServiceAllocation:
             raise
         return txn
 
-    def _update_cluster_ips(self, new: Object, old: Mapping[str, Any], txn: Txn) -> None:
-        if _type(old) == _EXTERNAL_NAME and _type(new) != _EXTERNAL_NAME:
+    def _updatecluster_ips(self, new: Object, old: Mapping[str, Any], txn: Txn) -> None:
+        if service_type(old) == _EXTERNAL_NAME and service_type(new) != _EXTERNAL_NAME:
             self._alloc_cluster_ip(new, txn)
             return
-        old_ips = _cluster_ips(old)
+        old_ips = cluster_ips(old)
         if old_ips and old_ips[0] == _NONE:
             return
-        if _type(old) != _EXTERNAL_NAME and _type(new) == _EXTERNAL_NAME:
+        if service_type(old) != _EXTERNAL_NAME and service_type(new) == _EXTERNAL_NAME:
             txn.release_ips.extend(ip for ip in old_ips[:1] if ip)
 
     def _update_node_ports(self, new: Object, old: Mapping[str, Any], txn: Txn) -> None:
-        if _needs_node_port(old) and not _needs_node_port(new):
+        if needs_node_ports(old) and not needs_node_ports(new):
             txn.release_ports.extend(_node_ports(old))
-        if not _needs_node_port(new):
+        if not needs_node_ports(new):
             return
         old_numbers = _node_ports(old)
         taken: set[int] = set()
         seen: set[tuple[str, int]] = set()
         for i, port in enumerate(_ports(new)):
             number = _int(port.get("nodePort"))
-            if number == 0 and not _should_allocate_node_ports(new):
+            if number == 0 and not should_allocate_node_ports(new):
                 continue
             if number:
                 if number not in old_numbers and number not in taken:
@@ -529,7 +502,7 @@ class ServiceAllocation:
         txn.release_ports.extend(n for n in old_numbers if n not in new_numbers)
 
     def _update_health_check(self, new: Object, old: Mapping[str, Any], txn: Txn) -> None:
-        needed, needs = _needs_health_check(old), _needs_health_check(new)
+        needed, needs = needs_health_check_node_port(old), needs_health_check_node_port(new)
         if not needed and needs:
             self._alloc_health_check(new, txn)
         elif needed and not needs:
@@ -543,13 +516,13 @@ class ServiceAllocation:
         """``releaseAllocatedResources`` once the Service is gone."""
         if not self._loaded:
             return  # the next load reads the store, which no longer has it
-        if _needs_cluster_ip(svc):
-            for ip in _cluster_ips(svc)[:1]:
+        if needs_cluster_ip(svc):
+            for ip in cluster_ips(svc)[:1]:
                 if ip and ip != _NONE:
                     self.ips.release(ip)
         for number in _node_ports(svc):
             self.ports.release(number)
-        if _needs_health_check(svc):
+        if needs_health_check_node_port(svc):
             hc = _int(_spec(svc).get("healthCheckNodePort"))
             if hc:
                 self.ports.release(hc)
@@ -565,12 +538,12 @@ class ServiceAllocation:
 def _patch_allocated_values(new: Object, old: Mapping[str, Any]) -> None:
     """``patchAllocatedValues``: keep what we allocated when the client left it out."""
     spec, old_spec = new["spec"], _spec(old)
-    if _needs_cluster_ip(old) and _needs_cluster_ip(new):
+    if needs_cluster_ip(old) and needs_cluster_ip(new):
         if not spec.get("clusterIP") and old_spec.get("clusterIP"):
             spec["clusterIP"] = old_spec["clusterIP"]
         if not spec.get("clusterIPs") and old_spec.get("clusterIPs"):
             spec["clusterIPs"] = list(old_spec["clusterIPs"])
-    if _needs_node_port(old) and _needs_node_port(new):
+    if needs_node_ports(old) and needs_node_ports(new):
         used = set(_node_ports(old)) & set(_node_ports(new))
         by_name = {str(p.get("name") or ""): _int(p.get("nodePort")) for p in _ports(old)}
         for port in _ports(new):
@@ -578,7 +551,7 @@ def _patch_allocated_values(new: Object, old: Mapping[str, Any]) -> None:
                 previous = by_name.get(str(port.get("name") or ""), 0)
                 if previous and previous not in used:
                     port["nodePort"] = previous
-    if _needs_health_check(old) and _needs_health_check(new) and \
+    if needs_health_check_node_port(old) and needs_health_check_node_port(new) and \
             not _int(spec.get("healthCheckNodePort")) and old_spec.get("healthCheckNodePort"):
         spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"]
 
@@ -586,7 +559,7 @@ def _patch_allocated_values(new: Object, old: Mapping[str, Any]) -> None:
 def _normalize_cluster_ips_on_update(new: Object, old: Mapping[str, Any]) -> None:
     """``normalizeClusterIPs`` for an update (old clients send only ``clusterIP``)."""
     spec, old_spec = new["spec"], _spec(old)
-    old_ips, new_ips = _cluster_ips(old), _cluster_ips(new)
+    old_ips, new_ips = cluster_ips(old), cluster_ips(new)
     old_ip, new_ip = str(old_spec.get("clusterIP") or ""), str(spec.get("clusterIP") or "")
     if old_ips and not new_ips and old_ip == new_ip:
         spec["clusterIPs"] = list(old_ips)

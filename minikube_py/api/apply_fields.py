@@ -19,8 +19,10 @@ PE = tuple[str, Any]
 Path = tuple[PE, ...]
 
 _CORE = "io.k8s.api.core.v1."
-#: List-map key fields with a schema default (the OpenAPI ``default``).
-_KEY_DEFAULTS = {(_CORE + "ContainerPort", "protocol"): "TCP"}
+#: List-map key fields with a schema default (the OpenAPI ``default``: the
+#: ``+default="TCP"`` markers of k8s.io/api core/v1).
+_KEY_DEFAULTS = {(_CORE + "ContainerPort", "protocol"): "TCP",
+                 (_CORE + "ServicePort", "protocol"): "TCP"}
 
 _STATUS: PE = ("f", "status")
 

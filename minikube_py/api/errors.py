@@ -137,7 +137,7 @@ class FieldError:
     def body(self) -> str:
         """The message without the field path, e.g. ``Required value``."""
         prefix = _FIELD_TYPES[self.type][1]
-        if self.type in ("Required", "Forbidden", "TooLong", "TooMany", "Internal"):
+        if self.type in ("Required", "Forbidden", "TooLong", "Internal"):
             # Kubernetes omits the value for these types.
             return f"{prefix}: {self.detail}" if self.detail else prefix
         text = prefix
@@ -197,9 +197,9 @@ def too_long(path: FieldPath | str, max_length: int) -> FieldError:
 
 
 def too_many(path: FieldPath | str, actual: int, max_items: int) -> FieldError:
-    return FieldError(
-        "TooMany", str(path), detail=f"must have at most {max_items} items (got {actual})"
-    )
+    """``field.TooMany`` as 1.32 renders it: ``Too many: 1001: must have at
+    most 1000 items``."""
+    return FieldError("TooMany", str(path), actual, f"must have at most {max_items} items")
 
 
 # ------------------------------------------------------------------ status errors

@@ -46,6 +46,7 @@ __all__ = [
     "Requirement",
     "Selector",
     "SelectorError",
+    "format_labels",
     "parse_selector",
     "selector_from_label_selector",
     "validate_label_selector",
@@ -591,6 +592,15 @@ def selector_from_label_selector(ls: Mapping[str, Any] | None) -> Selector:
                 "matchExpressions", expr, "key must be a string and values a list of strings")))
         requirements.append(Requirement.create(key, operator, values))
     return Selector(tuple(requirements))
+
+
+def format_labels(labels: object) -> str:
+    """``labels.FormatLabels``: ``k=v`` pairs sorted by key and joined by
+    commas; ``<none>`` for an empty or missing map (how kubectl prints a
+    Service's selector)."""
+    if not isinstance(labels, Mapping) or not labels:
+        return "<none>"
+    return ",".join(f"{k}={labels[k]}" for k in sorted(labels))
 
 
 # ----------------------------------------------------------------- validation

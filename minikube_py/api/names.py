@@ -40,6 +40,7 @@ __all__ = [
     "empty_error",
     "inclusive_range_error",
     "is_c_identifier",
+    "is_dns1035_label",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_env_var_name",
@@ -48,6 +49,7 @@ __all__ = [
     "is_valid_port_name",
     "is_valid_port_num",
     "max_len_error",
+    "name_is_dns1035_label",
     "name_is_dns_label",
     "name_is_dns_subdomain",
     "regex_error",
@@ -130,6 +132,25 @@ def is_dns1123_label(value: str) -> list[str]:
             errs.append(
                 regex_error(_DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc")
             )
+    return errs
+
+
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_ERR = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+    "start with an alphabetic character, and end with an alphanumeric character"
+)
+_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """An RFC 1035 label (what a Service name must be): like an RFC 1123
+    label, but starting with a letter."""
+    errs: list[str] = []
+    if _byte_len(value) > DNS1123_LABEL_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if _DNS1035_LABEL_RE.fullmatch(value) is None:
+        errs.append(regex_error(_DNS1035_LABEL_ERR, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
     return errs
 
 
@@ -298,6 +319,13 @@ def name_is_dns_label(name: str, prefix: bool) -> list[str]:
     if prefix:
         name = _mask_trailing_dash(name)
     return is_dns1123_label(name)
+
+
+def name_is_dns1035_label(name: str, prefix: bool) -> list[str]:
+    """``NameIsDNS1035Label``: names that must be DNS-1035 labels (Services)."""
+    if prefix:
+        name = _mask_trailing_dash(name)
+    return is_dns1035_label(name)
 
 
 def validate_object_meta_name(

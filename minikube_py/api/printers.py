@@ -9,8 +9,9 @@ server returns for ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``
 
 * **Columns** and cells come from the kind's resource (``columns`` and
   ``row``, Kubernetes' own column definitions and printers for ``Pod``,
-  ``Node``, ``Namespace``, ``Event``, ``Deployment``, ``ReplicaSet``, ``Job``
-  and ``PriorityClass``): name, type, format, description, priority.
+  ``Node``, ``Namespace``, ``Event``, ``Deployment``, ``ReplicaSet``, ``Job``,
+  ``PriorityClass``, ``ConfigMap``, ``Service``, ``Endpoints`` and
+  ``EndpointSlice``): name, type, format, description, priority.
   Priority ``0`` columns are always shown, priority ``1`` only by
   ``kubectl -o wide``. As in Kubernetes the server always fills *every*
   column (it prints with ``Wide: true``); hiding priority-1 columns is the
@@ -254,6 +255,18 @@ def workload_wide_cells(spec: Mapping[str, Any], *, empty: str, invalid: str) ->
     except SelectorError:
         selector = invalid
     return [names, images, selector]
+
+
+def join_host_port(host: str, port: int) -> str:
+    """``net.JoinHostPort``: IPv6 hosts in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def join_with_more(shown: Sequence[str], total: int, limit: int, more: bool) -> str:
+    """The end of kubectl's endpoint and port lists: ``shown`` joined by commas,
+    then `` + N more...`` (``N = total - limit``) when ``more`` is set."""
+    text = ",".join(shown)
+    return f"{text} + {total - limit} more..." if more else text
 
 
 def spec_replicas(spec: Mapping[str, Any]) -> int:

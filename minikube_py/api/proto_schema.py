@@ -28,6 +28,8 @@ Generated from (kubernetes/kubernetes ``staging/src/k8s.io``, or a vendored copy
 * batch_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * scheduling_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * scheduling_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* discovery_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* discovery_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * meta_v1.proto: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
 * meta_v1_types.go: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
 * runtime.proto: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
@@ -56,15 +58,19 @@ ROOTS: Final[dict[tuple[str, str], str]] = {
     ('v1', 'Namespace'): 'Namespace',
     ('v1', 'Event'): 'Event',
     ('v1', 'ConfigMap'): 'ConfigMap',
+    ('v1', 'Endpoints'): 'Endpoints',
+    ('v1', 'Service'): 'Service',
     ('apps/v1', 'Deployment'): 'Deployment',
     ('apps/v1', 'ReplicaSet'): 'ReplicaSet',
     ('batch/v1', 'Job'): 'Job',
     ('scheduling.k8s.io/v1', 'PriorityClass'): 'PriorityClass',
+    ('discovery.k8s.io/v1', 'EndpointSlice'): 'EndpointSlice',
     ('meta.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
     ('v1', 'DeleteOptions'): 'DeleteOptions',
     ('apps/v1', 'DeleteOptions'): 'DeleteOptions',
     ('batch/v1', 'DeleteOptions'): 'DeleteOptions',
     ('scheduling.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
+    ('discovery.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
 }
 
 MESSAGES: Final[dict[str, dict[int, Field]]] = {
@@ -125,12 +131,23 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         3: ('readOnly', 'opt', 'bool', ''),
         4: ('secretRef', 'opt', 'LocalObjectReference', ''),
     },
+    'ClientIPConfig': {
+        1: ('timeoutSeconds', 'opt', 'int32', 'keep'),
+    },
     'ClusterTrustBundleProjection': {
         1: ('name', 'opt', 'string', 'keep'),
         2: ('signerName', 'opt', 'string', 'keep'),
         3: ('labelSelector', 'opt', 'LabelSelector', ''),
         5: ('optional', 'opt', 'bool', 'keep'),
         4: ('path', 'opt', 'string', 'keep'),
+    },
+    'Condition': {
+        1: ('type', 'opt', 'string', 'keep'),
+        2: ('status', 'opt', 'string', 'keep'),
+        3: ('observedGeneration', 'opt', 'int64', ''),
+        4: ('lastTransitionTime', 'opt', 'Time', ''),
+        5: ('reason', 'opt', 'string', 'keep'),
+        6: ('message', 'opt', 'string', 'keep'),
     },
     'ConfigMap': {
         1: ('metadata', 'opt', 'ObjectMeta', ''),
@@ -311,6 +328,45 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         1: ('medium', 'opt', 'string', ''),
         2: ('sizeLimit', 'opt', 'Quantity', ''),
     },
+    'Endpoint': {
+        1: ('addresses', 'rep', 'string', ''),
+        2: ('conditions', 'opt', 'EndpointConditions', ''),
+        3: ('hostname', 'opt', 'string', 'keep'),
+        4: ('targetRef', 'opt', 'ObjectReference', ''),
+        5: ('deprecatedTopology', 'map', 'string', ''),
+        6: ('nodeName', 'opt', 'string', 'keep'),
+        7: ('zone', 'opt', 'string', 'keep'),
+        8: ('hints', 'opt', 'EndpointHints', ''),
+    },
+    'EndpointAddress': {
+        1: ('ip', 'opt', 'string', 'keep'),
+        3: ('hostname', 'opt', 'string', ''),
+        4: ('nodeName', 'opt', 'string', 'keep'),
+        2: ('targetRef', 'opt', 'ObjectReference', ''),
+    },
+    'EndpointConditions': {
+        1: ('ready', 'opt', 'bool', 'keep'),
+        2: ('serving', 'opt', 'bool', 'keep'),
+        3: ('terminating', 'opt', 'bool', 'keep'),
+    },
+    'EndpointHints': {
+        1: ('forZones', 'rep', 'ForZone', ''),
+    },
+    'EndpointSlice': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        4: ('addressType', 'opt', 'string', 'keep'),
+        2: ('endpoints', 'rep', 'Endpoint', ''),
+        3: ('ports', 'rep', 'discovery.v1.EndpointPort', ''),
+    },
+    'EndpointSubset': {
+        1: ('addresses', 'rep', 'EndpointAddress', ''),
+        2: ('notReadyAddresses', 'rep', 'EndpointAddress', ''),
+        3: ('ports', 'rep', 'core.v1.EndpointPort', ''),
+    },
+    'Endpoints': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('subsets', 'rep', 'EndpointSubset', ''),
+    },
     'EnvFromSource': {
         1: ('prefix', 'opt', 'string', ''),
         2: ('configMapRef', 'opt', 'ConfigMapEnvSource', ''),
@@ -405,6 +461,9 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     'FlockerVolumeSource': {
         1: ('datasetName', 'opt', 'string', ''),
         2: ('datasetUUID', 'opt', 'string', ''),
+    },
+    'ForZone': {
+        1: ('name', 'opt', 'string', 'keep'),
     },
     'GCEPersistentDiskVolumeSource': {
         1: ('pdName', 'opt', 'string', 'keep'),
@@ -537,6 +596,15 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         1: ('uid', 'opt', 'int64', 'keep'),
         2: ('gid', 'opt', 'int64', 'keep'),
         3: ('supplementalGroups', 'rep', 'int64', ''),
+    },
+    'LoadBalancerIngress': {
+        1: ('ip', 'opt', 'string', ''),
+        2: ('hostname', 'opt', 'string', ''),
+        3: ('ipMode', 'opt', 'string', 'keep'),
+        4: ('ports', 'rep', 'PortStatus', ''),
+    },
+    'LoadBalancerStatus': {
+        1: ('ingress', 'rep', 'LoadBalancerIngress', ''),
     },
     'LocalObjectReference': {
         1: ('name', 'opt', 'string', ''),
@@ -897,6 +965,11 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         1: ('metadata', 'opt', 'ObjectMeta', ''),
         2: ('spec', 'opt', 'PodSpec', ''),
     },
+    'PortStatus': {
+        1: ('port', 'opt', 'int32', 'keep'),
+        2: ('protocol', 'opt', 'string', 'keep'),
+        3: ('error', 'opt', 'string', 'keep'),
+    },
     'PortworxVolumeSource': {
         1: ('volumeID', 'opt', 'string', 'keep'),
         2: ('fsType', 'opt', 'string', ''),
@@ -1062,10 +1135,52 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         11: ('seccompProfile', 'opt', 'SeccompProfile', ''),
         12: ('appArmorProfile', 'opt', 'AppArmorProfile', ''),
     },
+    'Service': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('spec', 'opt', 'ServiceSpec', ''),
+        3: ('status', 'opt', 'ServiceStatus', ''),
+    },
     'ServiceAccountTokenProjection': {
         1: ('audience', 'opt', 'string', ''),
         2: ('expirationSeconds', 'opt', 'int64', 'keep'),
         3: ('path', 'opt', 'string', 'keep'),
+    },
+    'ServicePort': {
+        1: ('name', 'opt', 'string', ''),
+        2: ('protocol', 'opt', 'string', ''),
+        6: ('appProtocol', 'opt', 'string', 'keep'),
+        3: ('port', 'opt', 'int32', 'keep'),
+        4: ('targetPort', 'opt', 'IntOrString', ''),
+        5: ('nodePort', 'opt', 'int32', ''),
+    },
+    'ServiceSpec': {
+        1: ('ports', 'rep', 'ServicePort', ''),
+        2: ('selector', 'map', 'string', ''),
+        3: ('clusterIP', 'opt', 'string', ''),
+        18: ('clusterIPs', 'rep', 'string', ''),
+        4: ('type', 'opt', 'string', ''),
+        5: ('externalIPs', 'rep', 'string', ''),
+        7: ('sessionAffinity', 'opt', 'string', ''),
+        8: ('loadBalancerIP', 'opt', 'string', ''),
+        9: ('loadBalancerSourceRanges', 'rep', 'string', ''),
+        10: ('externalName', 'opt', 'string', ''),
+        11: ('externalTrafficPolicy', 'opt', 'string', ''),
+        12: ('healthCheckNodePort', 'opt', 'int32', ''),
+        13: ('publishNotReadyAddresses', 'opt', 'bool', ''),
+        14: ('sessionAffinityConfig', 'opt', 'SessionAffinityConfig', ''),
+        19: ('ipFamilies', 'rep', 'string', ''),
+        17: ('ipFamilyPolicy', 'opt', 'string', 'keep'),
+        20: ('allocateLoadBalancerNodePorts', 'opt', 'bool', 'keep'),
+        21: ('loadBalancerClass', 'opt', 'string', 'keep'),
+        22: ('internalTrafficPolicy', 'opt', 'string', 'keep'),
+        23: ('trafficDistribution', 'opt', 'string', 'keep'),
+    },
+    'ServiceStatus': {
+        1: ('loadBalancer', 'opt', 'LoadBalancerStatus', ''),
+        2: ('conditions', 'rep', 'Condition', ''),
+    },
+    'SessionAffinityConfig': {
+        1: ('clientIP', 'opt', 'ClientIPConfig', ''),
     },
     'SleepAction': {
         1: ('seconds', 'opt', 'int64', 'keep'),
@@ -1211,5 +1326,17 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         2: ('gmsaCredentialSpec', 'opt', 'string', 'keep'),
         3: ('runAsUserName', 'opt', 'string', 'keep'),
         4: ('hostProcess', 'opt', 'bool', 'keep'),
+    },
+    'core.v1.EndpointPort': {
+        1: ('name', 'opt', 'string', ''),
+        2: ('port', 'opt', 'int32', 'keep'),
+        3: ('protocol', 'opt', 'string', ''),
+        4: ('appProtocol', 'opt', 'string', 'keep'),
+    },
+    'discovery.v1.EndpointPort': {
+        1: ('name', 'opt', 'string', 'keep'),
+        2: ('protocol', 'opt', 'string', 'keep'),
+        3: ('port', 'opt', 'int32', 'keep'),
+        4: ('appProtocol', 'opt', 'string', 'keep'),
     },
 }

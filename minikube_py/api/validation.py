@@ -21,8 +21,10 @@ Contracts
 Each kind's validation is what its resource declares (``validate`` and
 ``validate_update``, see :mod:`.resource`): Pod in ``validation_pod``,
 Deployment and ReplicaSet in ``validation_apps``, Job in ``validation_batch``,
-PriorityClass in ``validation_scheduling``, Node, Namespace and Event in their
-resource modules under ``core/``. This module dispatches and raises.
+PriorityClass in ``validation_scheduling``, Service in
+``core/service_validation``, Node, Namespace, Event, ConfigMap, Endpoints and
+EndpointSlice in their resource modules under ``core/`` and ``discovery/``.
+This module dispatches and raises.
 """
 
 from __future__ import annotations

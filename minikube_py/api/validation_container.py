@@ -48,6 +48,7 @@ from .validation_meta import (
     no_backsteps,
     nonnegative,
 )
+from .validation_network import PROTOCOLS, port_num_or_name
 from .validation_volumes import ENV_FIELD_PATHS, object_field_selector, resource_field_selector
 
 __all__ = [
@@ -220,16 +221,8 @@ def _http_header_name(value: str) -> list[str]:
                         _HTTP_HEADER_FMT, "X-Header-Name")]
 
 
-def _port_num_or_name(value: Any, path: FieldPath) -> Errs:
-    """``ValidatePortNumOrName`` for an IntOrString port."""
-    if isinstance(value, str):
-        return [invalid(path, value, msg) for msg in is_valid_port_name(value)]
-    number = as_int(value) or 0
-    return [invalid(path, number, msg) for msg in is_valid_port_num(number)]
-
 # ------------------------------------------------------------- containers
 
-_PROTOCOLS = ("SCTP", "TCP", "UDP")
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 _TERMINATION_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
 _PROPAGATIONS = ("Bidirectional", "HostToContainer", "None")
@@ -265,8 +258,8 @@ def _ports(ports: Any, path: FieldPath) -> Errs:
         protocol = as_str(port.get("protocol"))
         if not protocol:
             errs.append(required(sub.child("protocol"), ""))
-        elif protocol not in _PROTOCOLS:
-            errs.append(not_supported(sub.child("protocol"), protocol, _PROTOCOLS))
+        elif protocol not in PROTOCOLS:
+            errs.append(not_supported(sub.child("protocol"), protocol, PROTOCOLS))
     return errs
 
 
@@ -475,7 +468,7 @@ def _handler(handler: Mapping[str, Any], grace: int | None, path: FieldPath, *,
         elif kind == "httpGet":
             if not as_str(body.get("path")):
                 errs.append(required(sub.child("path"), ""))
-            errs.extend(_port_num_or_name(body.get("port"), sub.child("port")))
+            errs.extend(port_num_or_name(body.get("port"), sub.child("port")))
             scheme = as_str(body.get("scheme"))
             if scheme not in ("HTTP", "HTTPS"):
                 errs.append(not_supported(sub.child("scheme"), scheme, ("HTTP", "HTTPS")))
@@ -484,9 +477,9 @@ def _handler(handler: Mapping[str, Any], grace: int | None, path: FieldPath, *,
                 errs.extend(invalid(sub.child("httpHeaders"), header_name, m)
                             for m in _http_header_name(header_name))
         elif kind == "tcpSocket":
-            errs.extend(_port_num_or_name(body.get("port"), sub.child("port")))
+            errs.extend(port_num_or_name(body.get("port"), sub.child("port")))
         elif kind == "grpc":
-            errs.extend(_port_num_or_name(as_int(body.get("port")) or 0, sub.child("port")))
+            errs.extend(port_num_or_name(as_int(body.get("port")) or 0, sub.child("port")))
         elif kind == "sleep":
             seconds = as_int(body.get("seconds")) or 0
             if grace is not None and (seconds <= 0 or seconds > grace):

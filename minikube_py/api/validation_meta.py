@@ -28,6 +28,7 @@ from .names import (
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
+    name_is_dns1035_label,
     name_is_dns_label,
     name_is_dns_subdomain,
     regex_error,
@@ -202,15 +203,25 @@ def qualified_name(value: str, path: FieldPath) -> Errs:
     return [invalid(path, value, msg) for msg in is_qualified_name(value)]
 
 
-def parse_ip(value: str) -> bool:
-    """``netutils.ParseIPSloppy``: like Go, IPv4 octets may have leading zeros."""
+def parse_ip_sloppy(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``netutils.ParseIPSloppy``: the address, or ``None`` when Go would not
+    parse it. Like Go, IPv4 octets may have leading zeros (read as decimal);
+    unlike Python, an IPv6 zone (``fe80::1%eth0``) is not an address."""
+    if "%" in value:
+        return None
     try:
-        ipaddress.ip_address(value)
-        return True
+        return ipaddress.ip_address(value)
     except ValueError:
         parts = value.split(".")
-        return len(parts) == 4 and all(p.isdigit() and p.isascii() and int(p) <= 255
-                                       for p in parts)
+        if len(parts) == 4 and all(p.isdigit() and p.isascii() and int(p) <= 255
+                                   for p in parts):
+            return ipaddress.IPv4Address(".".join(str(int(p)) for p in parts))
+        return None
+
+
+def parse_ip(value: str) -> bool:
+    """Whether ``netutils.ParseIPSloppy`` parses ``value``."""
+    return parse_ip_sloppy(value) is not None
 
 
 def valid_ip(value: str, path: FieldPath) -> Errs:
@@ -294,6 +305,7 @@ def path_segment_name(name: str, prefix: bool) -> list[str]:
 NAME_RULES = {
     "subdomain": name_is_dns_subdomain,
     "label": name_is_dns_label,
+    "dns1035-label": name_is_dns1035_label,
     "path-segment": path_segment_name,
 }
 
@@ -315,14 +327,13 @@ def validate_name(meta: Mapping[str, Any], path: FieldPath, rule: str) -> list[F
     name = meta.get("name")
     if name in (None, "") and generate_name:
         return errs
-    if rule == "path-segment":
-        if name in (None, ""):
-            errs.append(required(path.child("name"), "name or generateName is required"))
-        else:
-            errs.extend(invalid(path.child("name"), name, msg)
-                        for msg in path_segment_name(as_str(name), False))
-        return errs
-    errs.extend(validate_object_meta_name(name, path.child("name"), dns_label=rule == "label"))
+    if rule in ("subdomain", "label"):
+        errs.extend(validate_object_meta_name(name, path.child("name"),
+                                              dns_label=rule == "label"))
+    elif name in (None, ""):
+        errs.append(required(path.child("name"), "name or generateName is required"))
+    else:
+        errs.extend(invalid(path.child("name"), name, msg) for msg in check(as_str(name), False))
     return errs
 
 

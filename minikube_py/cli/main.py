@@ -29,6 +29,7 @@ from . import (
     rollout,
     scale,
     service,
+    teardown,
 )
 
 #: Entry points in this group add commands: ``name = "package.module:register"``.
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-n", "--namespace", default=None, help="namespace")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (daemon, apply, create, get, describe_cmd, delete, logs, scale, rollout,
-                   events, explain, service):
+                   events, explain, service, teardown):
         module.register(commands)
     for plugin in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
         try:

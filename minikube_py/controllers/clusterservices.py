@@ -43,7 +43,7 @@ MANAGED_BY: Final = "endpointslice.kubernetes.io/managed-by"
 #: Who writes these objects (kube-apiserver's reconciler does not set managed-by
 #: for ``kubernetes``; ours is named so that the EndpointSlice controller leaves
 #: them alone).
-OWNER: Final = "minikube-py.io/cluster-services"
+OWNER: Final = "cluster-services.minikube-py.io"
 
 
 @dataclass(frozen=True)
@@ -173,6 +173,11 @@ class ClusterServicesController(Controller):
         for resource, wanted in (("services", _service(cs)), ("endpoints", _endpoints(cs)),
                                  ("endpointslices", _slice(cs))):
             current = self.informers_by_resource[resource].get(key)
+            if current is None:
+                # Just created and not in the cache yet? (A second create of the
+                # Service would fail on its cluster IP before its name.)
+                with contextlib.suppress(NotFound):
+                    current = self.client.get(resource, cs.namespace, cs.name)
             try:
                 if current is None:
                     with contextlib.suppress(AlreadyExists):

@@ -30,6 +30,7 @@ from typing import Any, Final
 from ..api.access import labels_of, meta, spec_of
 from ..api.errors import AlreadyExists, NotFound
 from ..client.base import Client
+from ..client.informer import Handlers, key_of
 from ..client.shared import SharedInformers
 from .base import Controller
 from .endpoints_common import (
@@ -136,8 +137,12 @@ class EndpointsController(Controller):
         self.pods = informers.get("pods")
         self.endpoints = informers.get("endpoints")
         watch_pods_for_services(self.pods, self.services, self.enqueue)
-        # An Endpoints object changed or deleted by someone else is put back.
-        self.watch("endpoints")
+        # An Endpoints object changed or deleted by someone else is put back; a
+        # new one is not looked at (kube-controller-manager adds no handler for
+        # it), so hand-made Endpoints of a Service yet to come are left alone.
+        self.endpoints.add_handlers(Handlers(
+            on_update=lambda _old, new: self.enqueue(key_of(new)),
+            on_delete=lambda obj: self.enqueue(key_of(obj))))
         self.synced_before_start = (self.services, self.pods, self.endpoints)
 
     def reconcile(self, key: str) -> float | None:

@@ -18,13 +18,17 @@ from dataclasses import dataclass
 from ..client.base import Client
 from ..client.shared import SharedInformers
 from .base import Controller
+from .clusterservices import ClusterService, ClusterServicesController
 from .deployment import DeploymentController
+from .endpoints import EndpointsController
+from .endpointslice import EndpointSliceController
 from .garbagecollector import GarbageCollector
 from .job import JobController
 from .namespace import NamespaceController
 from .nodelifecycle import DEFAULT_GRACE_PERIOD, DEFAULT_MONITOR_PERIOD, NodeLifecycleController
 from .podgc import PodGC
 from .replicaset import ReplicaSetController
+from .servicelb import DEFAULT_POOL, ServiceLBController
 from .ttlafterfinished import TTLAfterFinishedController
 
 __all__ = ["ControllerManager", "ManagerOptions"]
@@ -43,6 +47,10 @@ class ManagerOptions:
     node_monitor_period: float = DEFAULT_MONITOR_PERIOD
     #: Workers per controller (``--concurrent-*-syncs``; small: two cores here).
     workers: int = 2
+    #: Addresses LoadBalancer Services get (``--load-balancer-ips``).
+    load_balancer_ips: tuple[str, ...] = DEFAULT_POOL
+    #: The system Services (``kubernetes``, ``kube-dns``) and their endpoints.
+    cluster_services: tuple[ClusterService, ...] = ()
 
 
 class ControllerManager:
@@ -64,6 +72,12 @@ class ControllerManager:
             NodeLifecycleController(client, self.informers, clock=clock,
                                     grace_period=opts.node_grace_period,
                                     monitor_period=opts.node_monitor_period),
+            EndpointsController(client, self.informers, workers=workers, clock=clock),
+            EndpointSliceController(client, self.informers, workers=workers, clock=clock),
+            ServiceLBController(client, self.informers, clock=clock,
+                                pool=opts.load_balancer_ips),
+            ClusterServicesController(client, self.informers, clock=clock,
+                                      services=opts.cluster_services),
         ]
         self._started = False
 

@@ -1,8 +1,10 @@
 """Wiring: builds the control plane's parts and starts and stops them in order.
 
-Start: store -> registry (+ system namespaces) -> bearer token -> virtual nodes
--> one runtime and kubelet per node -> scheduler -> controller manager -> API
-server -> kubeconfig. Stop runs
+Start: the runtime and its pod network -> store -> registry (+ system
+namespaces) -> bearer token -> networking (Service rules, cluster DNS:
+:mod:`.networking`) -> virtual nodes -> one runtime and kubelet per node ->
+scheduler -> controller manager -> API server (also where pods reach it) ->
+kubeconfig. Stop runs
 in reverse, so the API stops taking writes before the loops stop, and the store
 is compacted last. Every loop talks to the others only through the API
 (a :class:`~minikube_py.client.local.LocalClient`), never directly.
@@ -40,6 +42,7 @@ from ..scheduler.scheduler import Scheduler
 from ..store.journal import Durability
 from ..store.registry import DEFAULT_TOLERATION_SECONDS, Registry
 from ..store.store import Store
+from .networking import Networking, NetworkPlan
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +181,7 @@ class ControlPlane:
         self.node_specs: list[NodeSpec] = []
         self._podman_service: PodmanService | None = None
         self._podman: PodmanRuntime | None = None
+        self.networking: Networking | None = None
         self._running = False
 
     @property
@@ -219,6 +223,7 @@ class ControlPlane:
         self._podman = PodmanRuntime(check.base_url, state_dir=self.state_dir,
                                      ulimits=check.ulimits, oci_runtime=check.oci_runtime,
                                      cluster=_cluster_id(self.state_dir))
+        self._podman.attach_network(self.options.pod_network_cidr)
 
     def _runtime(self, index: int) -> ContainerRuntime:
         if self._podman is not None:
@@ -241,7 +246,15 @@ class ControlPlane:
             self._registry = Registry(
                 self._store, security=SecurityPolicy(allow_privileged=opts.allow_privileged,
                                                      allow_host_paths=opts.allow_host_paths),
-                default_toleration_seconds=opts.default_toleration_seconds)
+                default_toleration_seconds=opts.default_toleration_seconds,
+                service_network=opts.service_network)
+            plan = NetworkPlan(opts.service_network, opts.cluster_domain,
+                               self._podman.network if self._podman is not None else None)
+            self.networking = Networking(
+                self._registry, plan, state_dir=self.state_dir,
+                cluster=_cluster_id(self.state_dir), dns_upstreams=opts.dns_upstreams,
+                remove_network=self._podman.remove_network_of if self._podman else None)
+            pod_networking = self.networking.pod_networking()
             created = self._registry.ensure_system_namespaces()
             self._registry.ensure_system_priority_classes()
             token = _load_token(self.state_dir / "token")
@@ -261,8 +274,10 @@ class ControlPlane:
                     restart_backoff=opts.restart_backoff,
                     # Hollow nodes get no kernel cgroups; real ones enforce their size.
                     cgroup_root=Path("/sys/fs/cgroup") if real else None,
-                    cluster=_cluster_id(self.state_dir) if real else "")
+                    cluster=_cluster_id(self.state_dir) if real else "",
+                    networking=pod_networking)
             self.node_specs = specs
+            self.networking.start()
             for kubelet in self.kubelets.values():
                 kubelet.start()
             self.scheduler = Scheduler(LocalClient(self._registry, field_manager="scheduler"),
@@ -271,13 +286,16 @@ class ControlPlane:
             self.scheduler.start()
             self.controllers = ControllerManager(
                 LocalClient(self._registry, field_manager="kube-controller-manager"),
-                options=ManagerOptions(node_grace_period=opts.node_grace_period))
+                options=ManagerOptions(node_grace_period=opts.node_grace_period,
+                                       load_balancer_ips=opts.load_balancer_ips,
+                                       cluster_services=plan.cluster_services()))
             self.controllers.start()
-            ca, cert, key = tls.ensure(self.state_dir, opts.host)
+            ca, cert, key = tls.ensure(self.state_dir, opts.host, plan.tls_names())
             self.apiserver = APIServer(self._registry, token=token, host=opts.host,
                                        port=opts.port, log_source=_KubeletLogs(self.kubelets),
                                        ready=self.ready, tls=tls.server_context(cert, key),
-                                       scheduler=_SchedulerView(self.scheduler))
+                                       scheduler=_SchedulerView(self.scheduler),
+                                       also_listen=plan.api_listen())
             self.apiserver.start()
             kubeconfig.write(self.kubeconfig_path, self.apiserver.url, token,
                              ca_pem=ca.read_bytes())
@@ -316,6 +334,11 @@ class ControlPlane:
             self.scheduler.stop()
             self.scheduler = None
             log.debug("stop: scheduler stopped at %.2f s", time.monotonic() - started)
+        if self.networking is not None:
+            self.networking.stop()
+            self.networking = None
+            log.debug("stop: DNS and Service rules loop stopped at %.2f s",
+                      time.monotonic() - started)
         # One budget for every kubelet, not one each: teardown still in progress
         # (a container inside its grace period) is left to the next start, which
         # adopts the pod and finishes it, so the daemon stops promptly however

@@ -185,6 +185,10 @@ class PodmanRuntime:
         self.network = None
         return remove_network(self._api, self.cluster, self._state_dir)
 
+    def remove_network_of(self, cluster: str) -> bool:
+        """Delete another (removed) cluster's network; fails while pods use it."""
+        return remove_network(self._api, cluster)
+
     # ------------------------------------------------------------------ plumbing
 
     @property

@@ -60,6 +60,14 @@ VALID: dict[str, dict[str, Any]] = {
     "Job": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": NAME},
             "spec": {"suspend": True, "template": {
                 **_TEMPLATE, "spec": {**_TEMPLATE["spec"], "restartPolicy": "Never"}}}},
+    "Service": {"apiVersion": "v1", "kind": "Service", "metadata": {"name": NAME},
+                "spec": {"selector": {"app": "fz"}, "ports": [{"port": 80}]}},
+    "Endpoints": {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": NAME},
+                  "subsets": [{"addresses": [{"ip": "10.244.0.9"}], "ports": [{"port": 80}]}]},
+    "EndpointSlice": {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                      "metadata": {"name": NAME}, "addressType": "IPv4",
+                      "endpoints": [{"addresses": ["10.244.0.9"], "conditions": {}}],
+                      "ports": [{"port": 80}]},
 }
 
 #: (dotted path, wrong value) pairs every kind gets; "" is the whole body.
@@ -89,6 +97,16 @@ KIND_SHAPES: dict[str, list[tuple[str, Any]]] = {
     "Job": [("spec", "x"), ("spec.template.spec", []), ("spec.backoffLimit", "6")],
     "ConfigMap": [("data", []), ("data.k", 1), ("binaryData", "x"), ("binaryData.b", 5),
                   ("binaryData.b", "not base64!"), ("immutable", "yes")],
+    "Service": [("spec", "x"), ("spec.ports", "x"), ("spec.ports.0", 80),
+                ("spec.ports.0.port", "80"), ("spec.ports.0.targetPort", []),
+                ("spec.selector", []), ("spec.clusterIPs", "10.96.0.9"),
+                ("spec.allocateLoadBalancerNodePorts", "yes"), ("status", []),
+                ("status.loadBalancer.ingress", {})],
+    "Endpoints": [("subsets", "x"), ("subsets.0.addresses", {}), ("subsets.0.addresses.0.ip", 1),
+                  ("subsets.0.ports.0.port", "80"), ("subsets.0.notReadyAddresses", 5)],
+    "EndpointSlice": [("addressType", 4), ("endpoints", "x"), ("endpoints.0.addresses", "a"),
+                      ("endpoints.0.conditions.ready", "yes"), ("ports", {}),
+                      ("ports.0.port", "80"), ("ports.0.name", 1)],
 }
 
 DELETE_OPTIONS: list[tuple[Any, str]] = [

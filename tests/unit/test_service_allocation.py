@@ -64,7 +64,7 @@ def test_ip_range_never_hands_out_network_or_broadcast_and_fills_up():
     r = IPRange("10.0.0.0/29", rng=random.Random(1))  # 6 usable
     got = {r.allocate_next() for _ in range(6)}
     assert got == {f"10.0.0.{i}" for i in range(1, 7)}
-    with pytest.raises(AllocationError, match="^range is full$"):
+    with pytest.raises(AllocationError, match=r"^range is full$"):
         r.allocate_next()
     r.release("10.0.0.3")
     assert r.allocate_next() == "10.0.0.3"
@@ -90,7 +90,7 @@ def test_ip_range_static_band_is_left_for_explicit_requests():
     for _ in range(2000):
         assert r.offset_of(r.allocate_next()) >= 256  # type: ignore[operator]
     r.allocate("10.96.0.10")
-    with pytest.raises(AllocationError, match="^provided IP is already allocated$"):
+    with pytest.raises(AllocationError, match=r"^provided IP is already allocated$"):
         r.allocate("10.96.0.10")
 
 
@@ -112,7 +112,7 @@ def test_port_range_messages_and_band():
     assert str(exc.value) == ("provided port is not in the valid range. "
                               "The range of valid ports is 30000-32767")
     r.allocate(30080)
-    with pytest.raises(AllocationError, match="^provided port is already allocated$"):
+    with pytest.raises(AllocationError, match=r"^provided port is already allocated$"):
         r.allocate(30080)
 
 
@@ -248,7 +248,8 @@ def test_full_ranges_are_internal_errors():
         a.begin_create(svc(f"s{i}")).commit()
     with pytest.raises(InternalError) as exc:
         a.begin_create(svc("s7"))
-    assert str(exc.value) == "Internal error occurred: failed to allocate a serviceIP: range is full"
+    assert str(exc.value) == \
+        "Internal error occurred: failed to allocate a serviceIP: range is full"
     b = alloc(ports=(30000, 30000))
     b.begin_create(svc("n1", type_="NodePort")).commit()
     with pytest.raises(InternalError, match="failed to allocate a nodePort: range is full"):

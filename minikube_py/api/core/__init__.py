@@ -1,9 +1,10 @@
-"""The core (``v1``) group: Pod, Node, Namespace, Event, ConfigMap."""
+"""The core (``v1``) group: Pod, Node, Namespace, Event, ConfigMap, Endpoints,
+Service."""
 
 from __future__ import annotations
 
-from . import configmap, event, namespace, node, pod
+from . import configmap, endpoints, event, namespace, node, pod, service
 
 #: In discovery order.
 RESOURCES = (pod.RESOURCE, node.RESOURCE, namespace.RESOURCE, event.RESOURCE,
-             configmap.RESOURCE)
+             configmap.RESOURCE, endpoints.RESOURCE, service.RESOURCE)

@@ -15,7 +15,8 @@ local timezone::
 
 * ``kind`` is resolved like a command-line resource name (``Pod``, ``pods``,
   ``po``, ``deployments.apps``). A kind whose resource declares a describer
-  (``Pod``, ``Node``, ``Namespace``, ``Deployment`` and ``ReplicaSet``) gets
+  (``Pod``, ``Node``, ``Namespace``, ``Deployment``, ``ReplicaSet``,
+  ``ConfigMap``, ``Service``, ``Endpoints``, ``EndpointSlice``, ...) gets
   kubectl's dedicated one; any other kind (``Event`` included, as in kubectl)
   gets the generic describer:
   Name, Namespace, Labels, Annotations, then every other field as nested
@@ -37,6 +38,8 @@ local timezone::
     OldReplicaSets (oldest first).
   - ReplicaSet: ``{"pods": [...]}``. Pods the selector matches and the
     replica set controls are counted by phase for "Pods Status".
+  - Service: ``{"endpointslices": [...]}``, the EndpointSlices labelled
+    ``kubernetes.io/service-name=<service>``: each port's ``Endpoints`` line.
   - Namespace: nothing.
 
 * ``events`` are the events about the object
@@ -83,7 +86,8 @@ Layout
 zero values, quantities, times, selectors), :mod:`.sections` (labels,
 annotations, events), :mod:`.containers`, :mod:`.volumes`, :mod:`.pods` (pods
 and pod templates), :mod:`.nodes`, :mod:`.workloads` (Deployments and
-ReplicaSets) and :mod:`.generic` (Namespaces and every other kind). The
+ReplicaSets), :mod:`.services` (Services with their EndpointSlices, Endpoints,
+EndpointSlices) and :mod:`.generic` (Namespaces and every other kind). The
 package is presentation inside :mod:`minikube_py.api`: the resource modules
 reference its describers; it imports nothing above the model.
 """
