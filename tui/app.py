@@ -17,10 +17,10 @@ Contract
   ValueError, OSError, anything else). The app never crashes on a failed
   action or a failed render.
 
-Keys follow k9s (see :data:`tui.help.KEYS`): ``1``-``6`` views, ``:``
+Keys follow k9s (see :data:`tui.help.KEYS`): ``1``-``7`` views, ``:``
 command palette, ``/`` filter, ``?`` help, ``q`` quit, ``d``/``y``
 describe/YAML, ``ctrl+d`` delete, ``a`` apply, ``l`` logs; ``c``/``C``/``D``
-on nodes; ``s``/``r``/``u`` on workloads.
+on nodes; ``s``/``r``/``u`` on workloads; ``enter`` on a Service describes it.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from .views.nodes import NodesView
 from .views.pods import PodsView
 from .views.queue import QueueView
 from .views.scores import ScoresView
+from .views.services import ServicesView
 from .views.workloads import WorkloadsView
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ VIEWS: Final[tuple[tuple[str, str, type[View]], ...]] = (
     ("scores", "Scores", ScoresView),
     ("workloads", "Workloads", WorkloadsView),
     ("events", "Events", EventsView),
+    ("services", "Services", ServicesView),
 )
 #: Default seconds between age refreshes of the visible view.
 AGE_TICK: Final = 2.0
@@ -215,6 +217,9 @@ class DashboardApp(App[None]):
         # enter on a pod (Pods, Queue): why is it here, or why is it not placed yet?
         if event.data_table.id in ("pods-table", "queue-table"):
             self.action_scores()
+        # enter on a Service (or one of its endpoints: the pod): its description.
+        elif event.data_table.id in ("services-table", "endpoints-table"):
+            self.action_describe()
 
     def on_cluster_changed(self, message: ClusterChanged) -> None:
         started = time.perf_counter()
@@ -461,6 +466,8 @@ class DashboardApp(App[None]):
                                 partial(self.action_show_view, vid))
         yield SystemCommand("deployments", "show Deployments and ReplicaSets",
                             partial(self.action_show_view, "workloads"))
+        yield SystemCommand("endpoints", "show Services and their endpoints",
+                            partial(self.action_show_view, "services"))
         yield SystemCommand("apply", "apply a manifest file or directory", self.action_apply)
         yield SystemCommand("describe", "describe the selected object", self.action_describe)
         yield SystemCommand("yaml", "YAML of the selected object", self.action_yaml)

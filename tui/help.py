@@ -17,7 +17,8 @@ from textual.widgets import Static
 
 #: (where, key, what) for every key the dashboard knows.
 KEYS: Final = (
-    ("everywhere", "1-6", "switch view: Pods, Nodes, Queue, Scores, Workloads, Events"),
+    ("everywhere", "1-7", "switch view: Pods, Nodes, Queue, Scores, Workloads, Events, "
+                          "Services"),
     ("everywhere", ": or ctrl+p", "command palette (views and actions by name)"),
     ("everywhere", "/", "filter the view: text, or -l SELECTOR for labels; esc clears"),
     ("everywhere", "d / y", "describe / YAML of the selected object"),
@@ -34,6 +35,7 @@ KEYS: Final = (
     ("Scores", "[ / ]", "older / newer scheduling attempt of the pod"),
     ("Workloads", "s", "scale the selected Deployment or ReplicaSet"),
     ("Workloads", "r / u", "rollout restart / rollout undo the selected Deployment"),
+    ("Services", "enter", "describe the Service; on an endpoint, its pod"),
     ("Logs", "f / p / c", "follow on/off, previous container instance, next container"),
     ("Describe", "y / r", "switch describe and YAML, refresh"),
     ("any screen", "esc", "back"),

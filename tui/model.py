@@ -42,7 +42,8 @@ from minikube_py.kubelet.node_status import ANNOTATION_CPU_USAGE, ANNOTATION_MEM
 log = logging.getLogger(__name__)
 
 #: The resources the dashboard watches (one informer each).
-RESOURCES: Final = ("nodes", "pods", "deployments", "replicasets", "events")
+RESOURCES: Final = ("nodes", "pods", "deployments", "replicasets", "events", "services",
+                    "endpointslices")
 #: Samples of usage kept per node for the sparklines.
 HISTORY: Final = 24
 #: Default seconds between two change notifications (the repaint budget).

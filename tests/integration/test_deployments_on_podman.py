@@ -17,6 +17,7 @@ import yaml
 from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import load
 from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
+from tests.hostclean import release_cluster, release_cluster_id
 
 # Each test drives many pods through several phases on real Podman: on a shared,
 # loaded host one takes minutes, so the budgets are generous (a hang still fails).
@@ -38,13 +39,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
             assert stop_daemon(d) == 0
         finally:
             # The tests delete what they make; when one fails half-way, its pods
-            # must not outlive the module and load the machine for later tests.
-            left = subprocess.run(["podman", "pod", "ps", "-q", "--filter",
-                                   f"label=minikube-py.io/cluster={cluster_id}"],
-                                  capture_output=True, text=True, check=False).stdout.split()
-            if left:
-                subprocess.run(["podman", "pod", "rm", "-f", "-t", "0", *left],
-                               capture_output=True, check=False)
+            # (and the cluster's network and rules) must not outlive the module.
+            release_cluster_id(cluster_id)
 
 
 def deployment(image: str, replicas: int = 5) -> str:
@@ -279,4 +275,7 @@ def test_shutdown_during_grace_period_is_prompt_and_the_next_start_finishes(tmp_
             assert time.monotonic() < deadline, "the restarted daemon did not finish them"
             time.sleep(0.5)
     finally:
-        assert stop_daemon(d) == 0
+        try:
+            assert stop_daemon(d) == 0
+        finally:
+            release_cluster(state)

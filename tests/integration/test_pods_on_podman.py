@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
+from tests.hostclean import release_cluster
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.integration
@@ -35,7 +36,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
         yield d
     finally:
         d.kubectl("delete", "pods", "--all", "--grace-period=0", "--force", check=False)
-        assert stop_daemon(d) == 0
+        try:
+            assert stop_daemon(d) == 0
+        finally:
+            release_cluster(d.state)
 
 
 def apply(d: Daemon, name: str, *, restart: str = "Always", grace: int = 2,
@@ -279,6 +283,7 @@ def test_kill_9_of_the_daemon_and_restart_adopts_every_pod(tmp_path: Path):
     finally:
         d.kubectl("delete", "pods", "--all", "--grace-period=0", "--force", check=False)
         stop_daemon(d)
+        release_cluster(state)
 
 
 def test_two_daemons_with_the_same_node_names_leave_each_other_alone(cluster: Daemon,
@@ -331,6 +336,7 @@ def test_two_daemons_with_the_same_node_names_leave_each_other_alone(cluster: Da
         assert stop_daemon(other) == 0
         if left := orphans_left():
             subprocess.run(["podman", "pod", "rm", "-f", *left], capture_output=True)
+        release_cluster(state)
     delete(cluster, "first-cluster")
 
 

@@ -20,6 +20,7 @@ import pytest
 from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import load
 from minikube_py.controlplane import ControlPlane, Options
+from tests.hostclean import release_cluster_id
 from tests.waiting import until
 from tui.app import DashboardApp
 from tui.screens import ApplyDialog, LogsScreen, ManifestTree
@@ -63,9 +64,7 @@ def plane(tmp_path: Path) -> Iterator[ControlPlane]:
         left = subprocess.run(["podman", "pod", "ps", "-q", "--filter",
                                f"label=minikube-py.io/cluster={cluster}"],
                               capture_output=True, text=True, check=False).stdout.split()
-        if left:
-            subprocess.run(["podman", "pod", "rm", "-f", "-t", "0", *left],
-                           capture_output=True, check=False)
+        release_cluster_id(cluster)  # its pods, network and Service rules
         assert not left, f"Podman pods left behind by cluster {cluster}: {left}"
 
 

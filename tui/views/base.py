@@ -11,26 +11,32 @@ costs nothing until it is shown again (:meth:`View.shown`).
 
 ``selection()`` names the object under the cursor (resource, namespace,
 name) for the app's generic actions (describe, YAML, delete); ``None`` when
-nothing is selected. ``set_filter`` takes the ``/`` filter: text matches
+nothing is selected. Rows of namespaced objects are keyed ``namespace/name``
+(in :func:`namespace_name` order), which :meth:`Selection.of_key` turns back
+into a selection;
+:func:`printed` gives objects with kubectl's cells from the server-side
+table printer. ``set_filter`` takes the ``/`` filter: text matches
 any cell (case-insensitive); ``-l SELECTOR`` matches labels with a
 Kubernetes label selector and raises ``ValueError`` for a malformed one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widget import Widget
 
 from minikube_py.api.labels import SelectorError, parse_selector
+from minikube_py.api.printers import table
 
 from ..model import ClusterModel
 
 Clock = Callable[[], float]
+Obj = TypeVar("Obj", bound=Mapping[str, Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +51,26 @@ class Selection:
     def ref(self) -> str:
         """``namespace/name`` (or ``name`` when cluster-scoped)."""
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+    @classmethod
+    def of_key(cls, resource: str, key: str) -> Selection:
+        """The namespaced object of ``resource`` whose row key is ``namespace/name``."""
+        namespace, _, name = key.partition("/")
+        return cls(resource, namespace, name)
+
+
+def namespace_name(obj: Mapping[str, Any]) -> tuple[str, str]:
+    """``(namespace, name)`` of an object: the order tables of namespaced objects
+    are shown in (``namespace/name`` is their row key)."""
+    meta = obj.get("metadata") or {}
+    return str(meta.get("namespace", "")), str(meta.get("name", ""))
+
+
+def printed(kind: str, objects: Sequence[Obj], *, now: float) -> list[tuple[Obj, list[Any]]]:
+    """Each object with the cells kubectl shows for it (the server-side table
+    printer of ``kind``, default columns), in the order given."""
+    rows = table(kind, objects, now=now, include_object="None")["rows"]
+    return [(obj, row["cells"]) for obj, row in zip(objects, rows, strict=True)]
 
 
 class Filter:

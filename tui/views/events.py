@@ -80,7 +80,4 @@ class EventsView(View):
 
     def selection(self) -> Selection | None:
         key = self.table.current_key
-        if key is None:
-            return None
-        namespace, _, name = key.partition("/")
-        return Selection("events", namespace, name)
+        return None if key is None else Selection.of_key("events", key)

@@ -205,10 +205,7 @@ class PodsView(View):
 
     def selection(self) -> Selection | None:
         key = self.table.current_key
-        if key is None:
-            return None
-        namespace, _, name = key.partition("/")
-        return Selection("pods", namespace, name)
+        return None if key is None else Selection.of_key("pods", key)
 
     def pod(self, key: str) -> dict[str, Any] | None:
         """The pod object of a shown row."""

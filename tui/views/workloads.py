@@ -15,15 +15,12 @@ from __future__ import annotations
 from typing import Any, ClassVar, Final
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Static
-
-from minikube_py.api.printers import table
 
 from ..widgets.bars import bar
 from ..widgets.table import ResourceTable, Row
-from .base import Selection, View
+from .base import namespace_name, printed
+from .split import Pane, SplitView
 
 DEPLOYMENT_COLUMNS: Final = ("NAMESPACE", "NAME", "READY", "UP-TO-DATE", "AVAILABLE",
                              "ROLLOUT", "AGE")
@@ -54,9 +51,11 @@ def rollout_text(deployment: dict[str, Any]) -> Text:
     return text
 
 
-class WorkloadsView(View):
+class WorkloadsView(SplitView):
     """The Workloads tab (see the module docstring)."""
 
+    UPPER = Pane("deployments", "Deployments", "deployments", DEPLOYMENT_COLUMNS)
+    LOWER = Pane("replicasets", "ReplicaSets", "replicasets", REPLICASET_COLUMNS)
     WATCHES = frozenset({"deployments", "replicasets"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "app.scale", "Scale"),
@@ -64,74 +63,39 @@ class WorkloadsView(View):
         Binding("u", "app.undo", "Undo"),
     ]
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="deployments-summary", classes="summary")
-        yield ResourceTable(DEPLOYMENT_COLUMNS, id="deployments-table")
-        yield Static(id="replicasets-summary", classes="summary")
-        yield ResourceTable(REPLICASET_COLUMNS, id="replicasets-table")
-
     @property
     def deployments(self) -> ResourceTable:
-        return self.query_one("#deployments-table", ResourceTable)
+        return self.upper
 
     @property
     def replicasets(self) -> ResourceTable:
-        return self.query_one("#replicasets-table", ResourceTable)
+        return self.lower
 
-    def focus_main(self) -> None:
-        self.take_focus(self.deployments)
-
-    def render_view(self) -> None:
-        now = self.clock()
-        objects = sorted(self.model.objects("deployments"),
-                         key=lambda d: (d["metadata"].get("namespace", ""),
-                                        d["metadata"]["name"]))
-        printed = table("Deployment", objects, now=now, include_object="None")["rows"]
+    def upper_rows(self) -> list[Row]:
+        objects = sorted(self.model.objects("deployments"), key=namespace_name)
         rows: list[Row] = []
-        for obj, row in zip(objects, printed, strict=True):
-            c = row["cells"]
+        for obj, c in printed("Deployment", objects, now=self.clock()):
             ns = str(obj["metadata"].get("namespace", ""))
             cells: tuple[str | Text, ...] = (ns, c[0], c[1], str(c[2]), str(c[3]),
                                              rollout_text(obj), c[4])
             if self.filter.matches(obj, cells):
                 rows.append((f"{ns}/{c[0]}", cells))
-        self.deployments.sync(rows)
-        self.query_one("#deployments-summary", Static).update(
-            f"[b]Deployments[/b] {len(rows)}"
-            + (f"  filter: {self.filter.text}" if self.filter.active else ""))
-        self._render_replicasets()
-        self.stale = False
+        return rows
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table.id == "deployments-table":
-            self._render_replicasets()
-
-    def _render_replicasets(self) -> None:
-        key = self.deployments.current_key
+    def lower_rows(self, key: str | None) -> list[Row]:
         owner = self.model.get("deployments", key) if key else None
         uid = owner["metadata"].get("uid") if owner else None
         objects = [rs for rs in self.model.objects("replicasets")
                    if uid is None or any(ref.get("uid") == uid for ref in
                                          rs["metadata"].get("ownerReferences") or [])]
         objects.sort(key=lambda rs: (-_revision(rs), rs["metadata"]["name"]))
-        printed = table("ReplicaSet", objects, now=self.clock(), include_object="None")["rows"]
         rows: list[Row] = []
-        for obj, row in zip(objects, printed, strict=True):
-            c = row["cells"]
+        for obj, c in printed("ReplicaSet", objects, now=self.clock()):
             ns = str(obj["metadata"].get("namespace", ""))
             rows.append((f"{ns}/{c[0]}", (ns, c[0], str(_revision(obj) or "-"), str(c[1]),
                                           str(c[2]), str(c[3]), c[4])))
-        self.replicasets.sync(rows)
-        title = f"of {key}" if key else "(all)"
-        self.query_one("#replicasets-summary", Static).update(
-            f"[b]ReplicaSets[/b] {title}: {len(rows)}, newest revision first")
+        return rows
 
-    def selection(self) -> Selection | None:
-        if self.replicasets.has_focus:
-            key, resource = self.replicasets.current_key, "replicasets"
-        else:
-            key, resource = self.deployments.current_key, "deployments"
-        if key is None:
-            return None
-        namespace, _, name = key.partition("/")
-        return Selection(resource, namespace, name)
+    def lower_summary(self, key: str | None, rows: list[Row]) -> str:
+        title = f"of {key}" if key else "(all)"
+        return f"[b]ReplicaSets[/b] {title}: {len(rows)}, newest revision first"

@@ -40,6 +40,7 @@ import yaml
 
 from minikube_py.runtime.podman_service import PodmanService
 from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
+from tests.hostclean import release_cluster_id
 
 TRIALS_ENV = "MINIKUBE_PY_CHAOS_TRIALS"
 SEED_ENV = "MINIKUBE_PY_CHAOS_SEED"
@@ -249,8 +250,10 @@ class PodmanCluster:
         containers = _local_podman("ps", "-aq", "--filter", label).split()
         if containers:
             _local_podman("rm", "-f", "-t", "0", *containers)
-        return _local_podman("ps", "-a", "--format", "{{.Names}}", "--filter",
+        left = _local_podman("ps", "-a", "--format", "{{.Names}}", "--filter",
                              label).split()
+        release_cluster_id(self.cluster_id)  # its network and Service rules too
+        return left
 
 
 def _local_podman(*args: str) -> str:

@@ -22,8 +22,8 @@ import pytest
 
 from minikube_py.network.dns import ClusterRecords, DnsServer, Forwarder
 from tests.clock import FakeClock
+from tests.dnsfake import FakeUpstream, closed_port
 from tests.unit.network.test_dns_records import endpoint, endpoint_slice, namespace, service
-from tests.unit.network.test_dns_upstream import FakeUpstream, closed_port
 from tests.waiting import wait_for
 
 WEB = "web.default.svc.cluster.local."

@@ -282,9 +282,91 @@ DECISIONS: dict[str, list[dict[str, Any]]] = {
         "preemption": None}],
 }
 
+def _service(name: str, kind: str, cluster_ip: str | None, ports: list[dict[str, Any]], *,
+             namespace: str = "default", selector: dict[str, str] | None = None,
+             created: float = 3600, labels: dict[str, str] | None = None,
+             ingress: list[dict[str, str]] | None = None,
+             external_name: str | None = None) -> Object:
+    """A Service as the API server returns it (cluster IP and node ports allocated)."""
+    spec: dict[str, Any] = {"type": kind, "ports": ports, "sessionAffinity": "None"}
+    if cluster_ip:
+        spec.update(clusterIP=cluster_ip, clusterIPs=[cluster_ip], ipFamilies=["IPv4"],
+                    ipFamilyPolicy="SingleStack")
+    if selector:
+        spec["selector"] = selector
+    if external_name:
+        spec["externalName"] = external_name
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "namespace": namespace, "uid": f"uid-svc-{name}",
+                         "creationTimestamp": ago(created), "resourceVersion": "7",
+                         "labels": labels or {}},
+            "spec": spec, "status": {"loadBalancer": {"ingress": ingress} if ingress else {}}}
+
+
+def _endpoint(ip: str, *, pod: str | None = None, node: str | None = None,
+              ready: bool = True, terminating: bool = False,
+              hostname: str | None = None) -> dict[str, Any]:
+    endpoint: dict[str, Any] = {"addresses": [ip], "conditions": {
+        "ready": ready and not terminating, "serving": ready, "terminating": terminating}}
+    if pod:
+        endpoint["targetRef"] = {"kind": "Pod", "namespace": "default", "name": pod,
+                                 "uid": f"uid-{pod}"}
+    if node:
+        endpoint["nodeName"] = node
+    if hostname:
+        endpoint["hostname"] = hostname
+    return endpoint
+
+
+def _slice(name: str, service: str, ports: list[dict[str, Any]],
+           endpoints: list[dict[str, Any]], namespace: str = "default") -> Object:
+    return {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": name, "namespace": namespace, "uid": f"uid-eps-{name}",
+                         "creationTimestamp": ago(3000), "resourceVersion": "8",
+                         "labels": {"kubernetes.io/service-name": service}},
+            "addressType": "IPv4", "ports": ports, "endpoints": endpoints}
+
+
+SERVICES = [
+    _service("kubernetes", "ClusterIP", "10.96.0.1",
+             [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}],
+             created=7200, labels={"component": "apiserver", "provider": "kubernetes"}),
+    _service("web", "LoadBalancer", "10.96.12.34",
+             [{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080,
+               "nodePort": 30080}], selector={"app": "web"},
+             labels={"app": "web", "tier": "front"}, ingress=[{"ip": "127.0.0.1"}]),
+    _service("api", "NodePort", "10.96.40.1",
+             [{"port": 8080, "protocol": "TCP", "targetPort": 8080, "nodePort": 31234}],
+             selector={"app": "api"}, labels={"app": "api"}),
+    _service("db", "ClusterIP", "None", [{"port": 5432, "protocol": "TCP",
+                                          "targetPort": 5432}],
+             selector={"app": "db"}, created=86400),
+    _service("docs", "ExternalName", None, [], external_name="docs.example.com", created=600),
+    _service("kube-dns", "ClusterIP", "10.96.0.10",
+             [{"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
+              {"name": "dns-tcp", "port": 53, "protocol": "TCP", "targetPort": 53},
+              {"name": "metrics", "port": 9153, "protocol": "TCP", "targetPort": 9153}],
+             namespace="kube-system", selector={"k8s-app": "kube-dns"}, created=7200,
+             labels={"k8s-app": "kube-dns"}),
+]
+
+ENDPOINTSLICES = [
+    _slice("kubernetes", "kubernetes", [{"name": "https", "port": 6443, "protocol": "TCP"}],
+           [_endpoint("192.168.1.10")]),
+    # The pods of the web Deployment: two serving, the old one terminating.
+    _slice("web-x7k2p", "web", [{"name": "http", "port": 8080, "protocol": "TCP"}],
+           [_endpoint("10.88.2.3", pod="old-web-1a2b3c", node="node-3", terminating=True),
+            _endpoint("10.88.2.7", pod="web-7d9c5b-fghij", node="node-3"),
+            _endpoint("10.88.0.5", pod="web-7d9c5b-abcde", node="node-1")]),
+    _slice("api-q9w8e", "api", [{"name": "", "port": 8080, "protocol": "TCP"}],
+           [_endpoint("10.88.0.6", pod="api-5f6b8c-klmno", node="node-1", ready=False)]),
+    _slice("db-m3n4b", "db", [{"name": "", "port": 5432, "protocol": "TCP"}],
+           [_endpoint("10.88.1.4", pod="db-0", node="node-2", hostname="db-0")]),
+]
+
 OBJECTS: dict[str, list[Object]] = {
     "nodes": NODES, "pods": PODS, "deployments": DEPLOYMENTS, "replicasets": REPLICASETS,
-    "events": EVENTS,
+    "events": EVENTS, "services": SERVICES, "endpointslices": ENDPOINTSLICES,
 }
 
 

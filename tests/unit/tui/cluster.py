@@ -20,6 +20,7 @@ from textual.pilot import Pilot
 from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import load
 from minikube_py.controlplane import ControlPlane, Options
+from tests.waiting import until
 from tui.app import DashboardApp
 
 SIZE = (120, 40)
@@ -58,6 +59,17 @@ def run_app(client: HTTPClient, scenario: Scenario, **kwargs: Any) -> DashboardA
     return app
 
 
+async def type_filter(pilot: Pilot[None], text: str) -> None:
+    """Open the ``/`` filter line, empty it and type ``text`` (not submitted)."""
+    await pilot.press("slash")
+    box = pilot.app.query_one("#filter")
+    # Focus moves on the next turn of the event loop; keys typed before would
+    # reach the view's bindings instead.
+    await until(pilot, lambda: pilot.app.focused is box, "the filter line to take focus")
+    box.value = ""  # type: ignore[attr-defined]
+    await pilot.press(*text)
+
+
 def deployment(name: str, replicas: int, *, cpu: str = "100m",
                labels: dict[str, str] | None = None) -> dict[str, Any]:
     labels = labels or {"app": name}
@@ -71,9 +83,13 @@ def deployment(name: str, replicas: int, *, cpu: str = "100m",
 
 
 def pod(name: str, *, cpu: str = "50m", node_selector: dict[str, str] | None = None,
-        labels: dict[str, str] | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"terminationGracePeriodSeconds": 0, "containers": [
-        {"name": "main", "image": IMAGE, "resources": {"requests": {"cpu": cpu}}}]}
+        labels: dict[str, str] | None = None, container: str = "main",
+        readiness_probe: dict[str, Any] | None = None) -> dict[str, Any]:
+    main: dict[str, Any] = {"name": container, "image": IMAGE,
+                            "resources": {"requests": {"cpu": cpu}}}
+    if readiness_probe:
+        main["readinessProbe"] = readiness_probe
+    spec: dict[str, Any] = {"terminationGracePeriodSeconds": 0, "containers": [main]}
     if node_selector:
         spec["nodeSelector"] = node_selector
     return {"apiVersion": "v1", "kind": "Pod",

@@ -30,7 +30,7 @@ from tui.views.queue import QueueView
 from tui.views.scores import ScoresView
 from tui.views.workloads import WorkloadsView
 
-from .cluster import client, deployment, plane, pod, run_app
+from .cluster import client, deployment, plane, pod, run_app, type_filter
 
 __all__ = ["client", "plane"]  # fixtures used by name
 
@@ -46,16 +46,6 @@ def pods_view(app: DashboardApp) -> PodsView:
 def running(app: DashboardApp, prefix: str, count: int) -> bool:
     rows = [r for r in pods_view(app).table.plain_rows() if r[1].startswith(prefix)]
     return len(rows) == count and all(r[3] == "Running" and r[2] == "1/1" for r in rows)
-
-
-async def type_filter(pilot: Pilot[None], text: str) -> None:
-    await pilot.press("slash")
-    box = pilot.app.query_one("#filter")
-    # Focus moves on the next turn of the event loop; keys typed before would
-    # reach the view's bindings instead.
-    await until(pilot, lambda: pilot.app.focused is box, "the filter line to take focus")
-    box.value = ""  # type: ignore[attr-defined]
-    await pilot.press(*text)
 
 
 # ------------------------------------------------------------------ pods

@@ -113,7 +113,8 @@ def test_model_caches_allocations_and_usage_history() -> None:
     try:
         assert model.wait_synced(5)
         wait_for(lambda: changes, "a change notification", timeout=5)
-        assert changes[0] <= {"nodes", "pods", "deployments", "replicasets", "events"}
+        assert changes[0] <= {"nodes", "pods", "deployments", "replicasets", "events",
+                              "services", "endpointslices"}
         assert len(model.objects("pods")) == 8
         assert model.get("pods", "default/big") is not None
         alloc = model.allocations()

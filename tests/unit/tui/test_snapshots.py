@@ -21,8 +21,9 @@ from tui.screens.describe import DescribeScreen
 from tui.screens.logs import LogsScreen
 from tui.views.queue import QueueView
 from tui.views.scores import ScoresView
+from tui.views.services import ServicesView
 
-from .canned import NOW, CannedClient
+from .canned import NOW, SERVICES, CannedClient
 
 SIZE = (120, 40)
 USAGE = {
@@ -122,6 +123,20 @@ def test_workloads_view(snap_compare: Any) -> None:
 
 def test_events_view(snap_compare: Any) -> None:
     assert snap_compare(app("events"), terminal_size=SIZE, run_before=settle)
+
+
+def test_services_view(snap_compare: Any) -> None:
+    """The web Service selected: 2/3 endpoints ready, the terminating pod last."""
+    dashboard = app("services")
+
+    async def before(pilot: Pilot[Any]) -> None:
+        view = dashboard.view("services")
+        assert isinstance(view, ServicesView)
+        await settle(pilot, lambda: len(view.upper.keys) == len(SERVICES))
+        assert view.upper.select_key("default/web")
+        await settle(pilot, lambda: len(view.lower.keys) == 3)
+
+    assert snap_compare(dashboard, terminal_size=SIZE, run_before=before)
 
 
 def test_help_screen(snap_compare: Any) -> None:

@@ -1,0 +1,63 @@
+"""Removing what a test's Podman cluster leaves on the host.
+
+A cluster on the Podman runtime owns host objects that outlive its daemon on
+purpose (pods, its pod network, its nftables table with the Service rules).
+Tests remove them once their daemon is stopped, with the local ``podman`` CLI
+(same storage as the daemon's service) and ``nft``: leftovers would load the
+machine, use up pod subnets, and a dead cluster's node ports or load-balancer
+addresses would answer in a later test's place. ``sweep`` is the safety net
+at the end of the session for clusters a failed test did not release.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+LABEL_CLUSTER = "minikube-py.io/cluster"
+TABLE_PREFIX = "minikube-py-"
+
+
+def _run(*argv: str) -> str:
+    result = subprocess.run(list(argv), capture_output=True, text=True, timeout=120,
+                            check=False)
+    return result.stdout
+
+
+def release_cluster(state: Path) -> None:
+    """Remove the pods, pod network and Service rules of the (stopped) cluster
+    of ``state``; nothing to remove is fine."""
+    try:
+        cluster = (state / "cluster-id").read_text().strip()
+    except FileNotFoundError:
+        return
+    release_cluster_id(cluster)
+
+
+def release_cluster_id(cluster: str) -> None:
+    pods = _run("podman", "pod", "ps", "-q", "--filter", f"label={LABEL_CLUSTER}={cluster}")
+    if pods.split():
+        _run("podman", "pod", "rm", "-f", "-t", "0", *pods.split())
+    _run("podman", "network", "rm", "-f", f"minikube-py-{cluster}")
+    _run("nft", "delete", "table", "ip", f"{TABLE_PREFIX}{cluster}")
+
+
+def sweep(under: Path) -> list[str]:
+    """Release every cluster whose Service rules name a state directory below
+    ``under``; returns their ids."""
+    try:
+        listed = json.loads(_run("nft", "-j", "list", "tables", "ip") or "{}")
+    except ValueError:
+        return []
+    released = []
+    for item in listed.get("nftables", []):
+        name = (item.get("table") or {}).get("name", "")
+        if not name.startswith(TABLE_PREFIX):
+            continue
+        owner = _run("nft", "list", "chain", "ip", name, "cluster-info")
+        if str(under) in owner:
+            cluster = name[len(TABLE_PREFIX):]
+            release_cluster_id(cluster)
+            released.append(cluster)
+    return released
