@@ -38,19 +38,32 @@ def release_cluster(state: Path) -> None:
 def release_cluster_id(cluster: str) -> None:
     pods = _run("podman", "pod", "ps", "-q", "--filter", f"label={LABEL_CLUSTER}={cluster}")
     if pods.split():
-        _run("podman", "pod", "rm", "-f", "-t", "0", *pods.split())
+        # Killed first: Podman 4.3 reads a stop timeout of 0 for a pod's infra
+        # container as its 10 s default, so ``pod rm -f -t 0`` waits 10 s a pod.
+        _run("podman", "pod", "kill", *pods.split())
+        _run("podman", "pod", "rm", "-f", *pods.split())
     _run("podman", "network", "rm", "-f", f"minikube-py-{cluster}")
     _run("nft", "delete", "table", "ip", f"{TABLE_PREFIX}{cluster}")
 
 
 def sweep(under: Path) -> list[str]:
-    """Release every cluster whose Service rules name a state directory below
-    ``under``; returns their ids."""
+    """Release every cluster whose pod network or Service rules name a state
+    directory below ``under``; returns their ids."""
     try:
         listed = json.loads(_run("nft", "-j", "list", "tables", "ip") or "{}")
     except ValueError:
         return []
     released = []
+    try:
+        networks = json.loads(_run("podman", "network", "ls", "--format", "json") or "[]")
+    except ValueError:
+        networks = []
+    for network in networks:
+        labels = network.get("labels") or {}
+        if str(under) in labels.get("minikube-py.io/state-dir", "") and \
+                labels.get(LABEL_CLUSTER):
+            release_cluster_id(labels[LABEL_CLUSTER])
+            released.append(labels[LABEL_CLUSTER])
     for item in listed.get("nftables", []):
         name = (item.get("table") or {}).get("name", "")
         if not name.startswith(TABLE_PREFIX):

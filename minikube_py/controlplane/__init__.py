@@ -1,6 +1,6 @@
 """Wiring: builds the control plane's parts and starts and stops them in order.
 
-Start: the runtime and its pod network -> store -> registry (+ system
+Start: store (its lock first) -> the runtime and its pod network -> registry (+ system
 namespaces) -> bearer token -> networking (Service rules, cluster DNS:
 :mod:`.networking`) -> virtual nodes -> one runtime and kubelet per node ->
 scheduler -> controller manager -> API server (also where pods reach it) ->
@@ -223,6 +223,7 @@ class ControlPlane:
         self._podman = PodmanRuntime(check.base_url, state_dir=self.state_dir,
                                      ulimits=check.ulimits, oci_runtime=check.oci_runtime,
                                      cluster=_cluster_id(self.state_dir))
+        self._podman.collect_dead_networks()
         self._podman.attach_network(self.options.pod_network_cidr)
 
     def _runtime(self, index: int) -> ContainerRuntime:
@@ -240,9 +241,11 @@ class ControlPlane:
         specs = self._plan_nodes(host)  # config errors before touching any state
         profile = load_profile(opts.scheduler_config)
         try:
+            # The store's lock first: a second daemon on this state directory must
+            # touch nothing (not even Podman) before it is refused.
+            self._store = Store(self.state_dir, durability=opts.durability)
             if opts.runtime == "podman":
                 self._start_podman()
-            self._store = Store(self.state_dir, durability=opts.durability)
             self._registry = Registry(
                 self._store, security=SecurityPolicy(allow_privileged=opts.allow_privileged,
                                                      allow_host_paths=opts.allow_host_paths),

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +56,9 @@ DNS_PORT: Final = 53
 #: How long a kubelet waits for the Services' cache before its first container
 #: (the kubelet waits for its service informer likewise).
 _SERVICES_SYNC_WAIT = 10.0
+#: How often the Service allocators are rebuilt from the store (kube-apiserver's
+#: repair controllers run every 3 minutes).
+REPAIR_INTERVAL: Final = 180.0
 
 
 def table_name(cluster: str) -> str:
@@ -101,8 +105,13 @@ class Networking:
 
     def __init__(self, registry: Registry, plan: NetworkPlan, *, state_dir: Path,
                  cluster: str, dns_upstreams: Iterable[tuple[str, int]] = (),
-                 nft: Nft | None = None, remove_network: Any = None) -> None:
+                 nft: Nft | None = None, remove_network: Any = None,
+                 repair_interval: float = REPAIR_INTERVAL) -> None:
         self.plan = plan
+        self._registry = registry
+        self._repair_interval = repair_interval
+        self._stopping = threading.Event()
+        self._repair: threading.Thread | None = None
         self.state_dir = state_dir
         self.cluster = cluster
         self.informers = SharedInformers(LocalClient(registry, field_manager="kube-proxy"))
@@ -148,6 +157,9 @@ class Networking:
         if self.proxier is not None:
             self._collect_dead_clusters()
         self.informers.start()
+        self._repair = threading.Thread(target=self._repair_allocations, daemon=True,
+                                        name="service-allocation-repair")
+        self._repair.start()
         if self.dns is not None:
             self.dns.start()
         if self.proxier is not None:
@@ -159,11 +171,26 @@ class Networking:
 
     def stop(self) -> None:
         """Stop the loops; the table stays (pods keep reaching Services meanwhile)."""
+        self._stopping.set()
+        if self._repair is not None:
+            self._repair.join(5)
+            self._repair = None
         if self.proxier is not None:
             self.proxier.stop()
         if self.dns is not None:
             self.dns.stop()
         self.informers.stop()
+
+    def _repair_allocations(self) -> None:
+        """Kubernetes' repair controllers: the allocators rebuilt from the store,
+        every problem (a cluster IP or node port held twice, or outside its
+        range) logged; what leaked is freed by the rebuild itself."""
+        while not self._stopping.wait(self._repair_interval):
+            try:
+                for problem in self._registry.repair_allocations():
+                    log.warning("Service allocation: %s", problem)
+            except Exception:  # a failed pass is retried at the next interval
+                log.exception("repairing the Service allocations failed")
 
     def _collect_dead_clusters(self) -> None:
         """Remove the tables (and pod networks) of clusters whose state is gone."""

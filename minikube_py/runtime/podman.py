@@ -91,7 +91,12 @@ from .podman_api import (
 from .podman_events import CONFIG_LABEL, PodmanEventStream, decode_config_label
 from .podman_exec import exec_sync
 from .podman_logs import read_logs
-from .podman_network import ClusterNetwork, ensure_network, remove_network
+from .podman_network import (
+    ClusterNetwork,
+    collect_dead_networks,
+    ensure_network,
+    remove_network,
+)
 from .podman_oom import KernelOomLog
 from .podman_overrides import Overrides
 from .podman_spec import (
@@ -184,6 +189,10 @@ class PodmanRuntime:
         """Delete the cluster's network (its pods must be gone); True if it existed."""
         self.network = None
         return remove_network(self._api, self.cluster, self._state_dir)
+
+    def collect_dead_networks(self) -> list[str]:
+        """Remove the pod networks of clusters whose state directory is gone."""
+        return collect_dead_networks(self._api)
 
     def remove_network_of(self, cluster: str) -> bool:
         """Delete another (removed) cluster's network; fails while pods use it."""

@@ -18,6 +18,8 @@ rules and cluster DNS can match this cluster's traffic by its bridge.
   is ours.
 * :func:`remove_network` deletes the network (its pods must be gone first)
   and the state file; a network that is already gone is fine.
+  :func:`collect_dead_networks` removes those whose cluster's state directory
+  (a label on the network) no longer exists.
 
 Talks to Podman's libpod API only through :class:`~.podman_api.PodmanAPI`.
 """
@@ -38,12 +40,15 @@ import psutil
 from .base import LABEL_CLUSTER, ContainerRuntimeError
 from .podman_api import PodmanAPI, PodmanNotFound
 
-__all__ = ["ClusterNetwork", "choose_subnet", "ensure_network", "interface_name",
-           "network_name", "remove_network"]
+__all__ = ["LABEL_STATE_DIR", "ClusterNetwork", "choose_subnet", "collect_dead_networks",
+           "ensure_network", "interface_name", "network_name", "remove_network"]
 
 log = logging.getLogger(__name__)
 
 STATE_FILE: Final = "network.json"
+#: The state directory of the cluster a network belongs to: a network whose
+#: directory is gone belongs to a removed cluster (:func:`collect_dead_networks`).
+LABEL_STATE_DIR: Final = "minikube-py.io/state-dir"
 #: Where automatic subnets are taken from, and their size.
 AUTO_POOL: Final = ipaddress.IPv4Network("10.244.0.0/14")
 AUTO_PREFIX: Final = 20
@@ -172,13 +177,36 @@ def ensure_network(api: PodmanAPI, cluster: str, state_dir: Path,
     body = {"name": name, "driver": "bridge", "network_interface": interface_name(cluster),
             "subnets": [{"subnet": str(chosen), "gateway": gateway}],
             "dns_enabled": False, "internal": False, "ipv6_enabled": False,
-            "labels": {LABEL_CLUSTER: cluster}}
+            "labels": {LABEL_CLUSTER: cluster, LABEL_STATE_DIR: str(state_dir.resolve())}}
     api.json("POST", "/networks/create", body=body, what=f"creating network {name}")
     network = ClusterNetwork(name, str(chosen), gateway, interface_name(cluster))
     _write_state(state_dir, network)
     log.info("created the pod network %s: %s on bridge %s (gateway %s)", name, chosen,
              network.interface, gateway)
     return network
+
+
+def collect_dead_networks(api: PodmanAPI) -> list[str]:
+    """Remove the pod networks of clusters whose state directory is gone (and
+    that no container uses any more); returns their names."""
+    removed = []
+    for network in api.json("GET", "/networks/json", what="networks") or []:
+        labels = network.get("labels") or {}
+        owner = labels.get(LABEL_STATE_DIR)
+        cluster = labels.get(LABEL_CLUSTER)
+        if not owner or not cluster or os.path.isdir(owner):
+            continue
+        try:
+            api.json("DELETE", f"/networks/{network.get('name')}",
+                     what=f"removing network {network.get('name')}")
+        except ContainerRuntimeError as exc:  # still in use: its pods are still running
+            log.info("left the pod network %s of a removed cluster: %s", network.get("name"),
+                     exc)
+            continue
+        removed.append(str(network.get("name")))
+        log.info("removed the pod network %s: its cluster's state directory %s is gone",
+                 network.get("name"), owner)
+    return removed
 
 
 def remove_network(api: PodmanAPI, cluster: str, state_dir: Path | None = None) -> bool:

@@ -60,6 +60,9 @@ def test_daemon_starts_refuses_a_second_and_stops_cleanly(tmp_path: Path, sig: s
             capture_output=True, text=True, timeout=30)
         assert second.returncode == 1
         assert f"is in use by another minikube-py process (pid {proc.pid})" in second.stderr
+        # Refused before it touched anything: no Podman service, no pod network.
+        assert not (state / "network.json").exists()
+        assert not (state / "podman").exists()
         assert proc.poll() is None  # the first one is untouched
 
         began = time.monotonic()

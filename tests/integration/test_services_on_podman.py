@@ -33,8 +33,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 IMAGE = "localhost/minikube-py/busybox:1.35"
 LB_PORT = 18089
-#: busybox httpd serving its hostname at /name; ready while /tmp/ready exists.
-SERVE = ("mkdir -p /www && hostname > /www/name && touch /tmp/ready && "
+#: busybox httpd serving its hostname at /name; ready while it serves /ready (an
+#: HTTP probe: an exec probe every second would leave a Podman exec session each
+#: time, which Podman's API never removes, and make the pods slow to remove).
+SERVE = ("mkdir -p /www && hostname > /www/name && touch /www/ready && "
          "exec httpd -f -p 8080 -h /www")
 #: busybox 1.35's wget crashes with its own -T (Debian's static build): time out
 #: with the timeout applet instead.
@@ -44,11 +46,11 @@ def manifests() -> str:
     pod_spec = {"terminationGracePeriodSeconds": 1, "containers": [{
         "name": "web", "image": IMAGE, "imagePullPolicy": "IfNotPresent",
         "command": ["sh", "-c", SERVE], "ports": [{"name": "http", "containerPort": 8080}],
-        "readinessProbe": {"exec": {"command": ["test", "-f", "/tmp/ready"]},
+        "readinessProbe": {"httpGet": {"path": "/ready", "port": "http"},
                            "periodSeconds": 1, "timeoutSeconds": 5}}]}
     docs: list[dict[str, Any]] = [
         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
-         "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+         "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
                   "template": {"metadata": {"labels": {"app": "web"}}, "spec": pod_spec}}},
         {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
          "spec": {"selector": {"app": "web"},
@@ -105,7 +107,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory,
     try:
         c.daemon.kubectl("apply", "-f", "-", input=manifests())
         c.daemon.kubectl("wait", "--for=condition=Ready", "pod", "--all", "--timeout=120s")
-        wait_for(lambda: len(ready_ips(c.daemon, "web")) == 4, "4 ready endpoints of web", 60)
+        # Two replicas and the named pod: three backends.
+        wait_for(lambda: len(ready_ips(c.daemon, "web")) == 3, "3 ready endpoints of web", 60)
         yield c
     finally:
         try:
@@ -287,7 +290,7 @@ def test_a_backend_failing_readiness_leaves_the_endpoints_and_gets_no_traffic(
     d = cluster.daemon
     ips = pod_ips(d)
     victim = sorted(n for n in ips if n.startswith("web-"))[0]
-    in_pod(d, victim, "rm /tmp/ready")
+    in_pod(d, victim, "rm /www/ready")
     try:
         wait_for(lambda: ips[victim] not in ready_ips(d, "web"),
                  f"{victim} to leave the ready endpoints", 30)
@@ -302,7 +305,7 @@ def test_a_backend_failing_readiness_leaves_the_endpoints_and_gets_no_traffic(
                                         f"http://{clusterip}/name; done").split()
         assert len(out) == 30 and victim not in out, out
     finally:
-        in_pod(d, victim, "touch /tmp/ready")
+        in_pod(d, victim, "touch /www/ready")
         wait_for(lambda: ips[victim] in ready_ips(d, "web"), "it to come back", 30)
 
 

@@ -246,7 +246,8 @@ class PodmanCluster:
         label = f"label={LABEL_CLUSTER}={self.cluster_id}"
         pods = _local_podman("pod", "ps", "-q", "--filter", label).split()
         if pods:
-            _local_podman("pod", "rm", "-f", "-t", "0", *pods)
+            _local_podman("pod", "kill", *pods)  # see tests/hostclean: rm -t 0 waits 10 s
+            _local_podman("pod", "rm", "-f", *pods)
         containers = _local_podman("ps", "-aq", "--filter", label).split()
         if containers:
             _local_podman("rm", "-f", "-t", "0", *containers)
