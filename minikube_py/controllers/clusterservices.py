@@ -34,6 +34,7 @@ from ..client.base import Client
 from ..client.shared import SharedInformers
 from .base import Controller
 from .endpointslice import SERVICE_NAME
+from .endpointslicemirroring import SKIP_MIRROR
 
 __all__ = ["ClusterService", "ClusterServicesController", "cluster_services"]
 
@@ -87,9 +88,10 @@ def _service(cs: ClusterService) -> dict[str, Any]:
 
 
 def _endpoints(cs: ClusterService) -> dict[str, Any]:
+    # Its EndpointSlice is written here too: not for the mirroring controller.
     body: dict[str, Any] = {"apiVersion": "v1", "kind": "Endpoints",
                             "metadata": {"name": cs.name, "namespace": cs.namespace,
-                                         "labels": dict(cs.labels)}}
+                                         "labels": {**cs.labels, SKIP_MIRROR: "true"}}}
     if cs.endpoint_ip:
         body["subsets"] = [{"addresses": [{"ip": cs.endpoint_ip}],
                             "ports": [{"name": n, "port": target, "protocol": proto}

@@ -22,6 +22,7 @@ from .clusterservices import ClusterService, ClusterServicesController
 from .deployment import DeploymentController
 from .endpoints import EndpointsController
 from .endpointslice import EndpointSliceController
+from .endpointslicemirroring import EndpointSliceMirroringController
 from .garbagecollector import GarbageCollector
 from .job import JobController
 from .namespace import NamespaceController
@@ -74,6 +75,7 @@ class ControllerManager:
                                     monitor_period=opts.node_monitor_period),
             EndpointsController(client, self.informers, workers=workers, clock=clock),
             EndpointSliceController(client, self.informers, workers=workers, clock=clock),
+            EndpointSliceMirroringController(client, self.informers, workers=1, clock=clock),
             ServiceLBController(client, self.informers, clock=clock,
                                 pool=opts.load_balancer_ips),
             ClusterServicesController(client, self.informers, clock=clock,

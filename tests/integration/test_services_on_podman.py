@@ -285,6 +285,27 @@ def test_node_port_and_load_balancer_answer_at_127_0_0_1(cluster: Cluster):
     assert "LoadBalancer" in d.kubectl("get", "svc", "web-lb").stdout
 
 
+def test_kubectl_and_our_cli_show_services_as_on_a_real_cluster(cluster: Cluster):
+    d = cluster.daemon
+    info = d.kubectl("cluster-info").stdout
+    api = json.loads(d.kubectl("config", "view", "-o", "json", "--raw").stdout)[
+        "clusters"][0]["cluster"]["server"]
+    assert f"Kubernetes control plane is running at {api}" in info
+    assert (f"CoreDNS is running at {api}/api/v1/namespaces/kube-system/services/"
+            "kube-dns:dns/proxy") in info
+    ips = sorted(pod_ips(d).values())
+    described = d.kubectl("describe", "service", "web").stdout
+    endpoints = re.search(r"^Endpoints:\s+(.*)$", described, re.M)
+    assert endpoints and endpoints.group(1) == ",".join(f"{ip}:8080" for ip in ips)
+    assert d.cli("describe", "service", "web").stdout == described
+    wide = d.cli("get", "svc", "-o", "wide").stdout.splitlines()
+    assert wide[0].split() == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE",
+                               "SELECTOR"]
+    row = next(line.split() for line in wide if line.startswith("web-lb "))
+    assert row[1:4] == ["LoadBalancer", spec(d, "web-lb")["clusterIP"], "127.0.0.1"]
+    assert row[-1] == "app=web"
+
+
 def test_a_backend_failing_readiness_leaves_the_endpoints_and_gets_no_traffic(
         cluster: Cluster):
     d = cluster.daemon

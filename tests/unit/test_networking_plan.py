@@ -70,3 +70,35 @@ def test_hollow_networking_starts_no_dns_or_rules_and_repairs_allocations(
         finally:
             networking.stop()
             store.close()
+
+
+class UnavailableNft:
+    """An nft that cannot be used here (as on a host without the package)."""
+
+    def available(self) -> str:
+        return "nft not found (install the nftables package)"
+
+
+def test_without_nftables_services_stay_api_only_and_it_says_so(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    store = Store(tmp_path / "state")
+    registry = Registry(store)
+    registry.ensure_system_namespaces()
+    # An address on no interface (bound with IP_FREEBIND), so no real cluster's
+    # DNS can be in the way.
+    network = ClusterNetwork("minikube-py-t", "10.254.77.0/24", "10.254.77.1", "mkt")
+    networking = Networking(registry, NetworkPlan(ServiceNetwork(), "cluster.local", network),
+                            state_dir=tmp_path / "state", cluster="t",
+                            nft=UnavailableNft(),  # type: ignore[arg-type]
+                            dns_upstreams=[("127.0.0.1", 9)])
+    assert networking.proxier is None and networking.dns is not None
+    with caplog.at_level(logging.WARNING, logger="minikube_py.controlplane.networking"):
+        networking.start()
+        try:
+            assert any(r.getMessage() == "Services stay API-only (no traffic is forwarded to "
+                       "them): nft not found (install the nftables package)"
+                       for r in caplog.records)
+            assert networking.pod_networking().dns is not None  # DNS still serves pods
+        finally:
+            networking.stop()
+            store.close()

@@ -15,6 +15,10 @@ from minikube_py.controllers.endpointslice import (
     SERVICE_NAME,
     EndpointSliceController,
 )
+from minikube_py.controllers.endpointslicemirroring import (
+    MIRROR_CONTROLLER,
+    EndpointSliceMirroringController,
+)
 
 from .conftest import Cluster, drive, pod
 
@@ -232,3 +236,59 @@ def test_slices_managed_by_others_are_left_alone(cluster, slices):
         [{"addresses": ["192.0.2.1"]}]
     assert len([s for s in owned_slices(cluster)
                 if s["metadata"]["labels"][MANAGED_BY] == CONTROLLER_NAME]) == 1
+
+
+# ----------------------------------------------------------------------- mirroring
+
+
+@pytest.fixture
+def mirror(cluster: Cluster) -> EndpointSliceMirroringController:
+    controller = EndpointSliceMirroringController(cluster.recorder, cluster.informers)
+    cluster.start(RESOURCES)
+    return controller
+
+
+def manual_endpoints(name: str = "db", **labels: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Endpoints",
+            "metadata": {"name": name, "namespace": "default", "labels": dict(labels)},
+            "subsets": [{"addresses": [{"ip": "192.0.2.7"}, {"ip": "192.0.2.8",
+                                                             "hostname": "b"}],
+                         "notReadyAddresses": [{"ip": "192.0.2.9"}],
+                         "ports": [{"name": "pg", "port": 5432}]}]}
+
+
+def test_endpoints_of_a_selectorless_service_are_mirrored_into_a_slice(cluster, mirror):
+    svc = cluster.client.create(service("db", selector=False, ports=[
+        {"name": "pg", "port": 5432}]))
+    cluster.client.create(manual_endpoints(tier="data"))
+    drive(cluster, mirror)
+    [s] = owned_slices(cluster, "db")
+    assert s["metadata"]["labels"] == {"tier": "data", SERVICE_NAME: "db",
+                                       MANAGED_BY: MIRROR_CONTROLLER}
+    assert s["metadata"]["ownerReferences"][0]["uid"] == svc["metadata"]["uid"]
+    assert s["ports"] == [{"name": "pg", "port": 5432, "protocol": "TCP"}]
+    assert [(e["addresses"], e["conditions"]["ready"], e.get("hostname")) for e in
+            s["endpoints"]] == [(["192.0.2.7"], True, None), (["192.0.2.8"], True, "b"),
+                                (["192.0.2.9"], False, None)]
+    ep = cluster.client.get("endpoints", "default", "db")
+    ep["subsets"][0]["addresses"] = [{"ip": "192.0.2.7"}]
+    cluster.client.update(ep)
+    drive(cluster, mirror)
+    [s] = owned_slices(cluster, "db")
+    assert [e["addresses"][0] for e in s["endpoints"]] == ["192.0.2.7", "192.0.2.9"]
+    cluster.client.delete("endpoints", "default", "db")
+    drive(cluster, mirror)
+    assert owned_slices(cluster, "db") == []
+
+
+@pytest.mark.parametrize("case", ["selector", "skip-mirror", "no-service"])
+def test_what_is_not_mirrored(cluster, mirror, case):
+    if case != "no-service":
+        cluster.client.create(service("db", selector={"app": "db"} if case == "selector"
+                                      else False, ports=[{"name": "pg", "port": 5432}]))
+    labels = {"endpointslice.kubernetes.io/skip-mirror": "true"} if case == "skip-mirror" \
+        else {}
+    cluster.client.create(manual_endpoints(**labels))
+    drive(cluster, mirror)
+    assert [s for s in owned_slices(cluster, "db")
+            if s["metadata"]["labels"][MANAGED_BY] == MIRROR_CONTROLLER] == []
