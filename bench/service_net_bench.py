@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,14 @@ class Cluster:
                         str(self.state)], capture_output=True, check=False)
 
 
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return bool(response.read())
+    except OSError:
+        return False
+
+
 def client_pid(c: Cluster) -> str:
     cluster = (c.state / "cluster-id").read_text().strip()
     names = subprocess.run(
@@ -162,8 +171,7 @@ def main() -> None:
                   if p["metadata"]["name"].startswith("web-"))["status"]["podIP"]
         gateway = json.loads((c.state / "network.json").read_text())["gateway"]
         deadline = time.monotonic() + 60
-        while subprocess.run(["curl", "-s", "-m", "2", f"http://{cluster_ip}/name"],
-                             capture_output=True, check=False).returncode != 0:
+        while not answers(f"http://{cluster_ip}/name"):
             if time.monotonic() > deadline:
                 raise SystemExit("the Service never answered from the host")
             time.sleep(0.2)

@@ -11,7 +11,10 @@ at the end of the session for clusters a failed test did not release.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -27,12 +30,27 @@ def _run(*argv: str) -> str:
 
 def release_cluster(state: Path) -> None:
     """Remove the pods, pod network and Service rules of the (stopped) cluster
-    of ``state``; nothing to remove is fine."""
+    of ``state``, and end its Podman service if a killed daemon left it
+    running; nothing to remove is fine."""
+    _stop_own_podman_service(state)
     try:
         cluster = (state / "cluster-id").read_text().strip()
     except FileNotFoundError:
         return
     release_cluster_id(cluster)
+
+
+def _stop_own_podman_service(state: Path) -> None:
+    """A daemon's own Podman service outlives a SIGKILL of the daemon (its own
+    session): end it, if it is alive and really is that cluster's."""
+    try:
+        pid = int((state / "podman" / "service.pid").read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return
+    if str(state / "podman" / "podman.sock").encode() in cmdline:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def release_cluster_id(cluster: str) -> None:

@@ -229,6 +229,7 @@ def endpoint_slice(service_name: str, pods: Sequence[str]) -> dict[str, Any]:
 
 
 def state(lab: Lab, *, web_pods: Sequence[str] = ("p1", "p2", "p3"),
+          sticky_pods: Sequence[str] = tuple(PODS),
           masquerade_all: bool | None = None) -> ProxyState:
     services = [
         service("web", "10.96.0.10", svc_type="LoadBalancer", node_port=30080,
@@ -237,7 +238,7 @@ def state(lab: Lab, *, web_pods: Sequence[str] = ("p1", "p2", "p3"),
         service("empty", "10.96.0.12", svc_type="NodePort", node_port=30081),
         service("self", "10.96.0.13"),
     ]
-    slices = [endpoint_slice("web", web_pods), endpoint_slice("sticky", list(PODS)),
+    slices = [endpoint_slice("web", web_pods), endpoint_slice("sticky", sticky_pods),
               endpoint_slice("self", ["p1"])]
     if masquerade_all is None:
         masquerade_all = not lab.br_netfilter()  # what the daemon does
@@ -292,6 +293,22 @@ def test_pod_reaches_itself_through_its_service(lab: Lab) -> None:
     assert replies.answers == [("p1", BRIDGE_IP)] * 3
 
 
+def test_only_the_hairpin_connections_of_a_pod_are_masqueraded(lab: Lab) -> None:
+    st = state(lab)
+    lab.apply(st)
+    replies = lab.connect("p1", "10.96.0.10", 80, count=40)
+    assert not replies.errors
+    peers: dict[str, set[str]] = {}
+    for name, peer in replies.answers:
+        peers.setdefault(name, set()).add(peer)
+    assert len(peers) >= 2, peers
+    # p1 reached through the Service by p1 itself: SNATed (the hairpin set);
+    # p2 and p3 see p1's own address unless all service traffic is masqueraded.
+    assert peers.get("p1", {BRIDGE_IP}) == {BRIDGE_IP}
+    others = set().union(*(v for k, v in peers.items() if k != "p1"))
+    assert others == ({BRIDGE_IP} if st.masquerade_all else {PODS["p1"]})
+
+
 def test_service_without_endpoints_is_refused_at_once(lab: Lab) -> None:
     lab.apply(state(lab))
     assert_refused(lab.connect("client", "10.96.0.12", 80, count=2))
@@ -330,6 +347,28 @@ def _affinity_clients(lab: Lab) -> set[str]:
         if body.get("name", "").startswith("affinity-"):
             found |= {e["elem"]["val"] for e in body.get("elem", [])}
     return found
+
+
+def test_replacing_in_place_leaves_exactly_a_fresh_table(lab: Lab) -> None:
+    lab.apply(state(lab))
+    # Foreign objects in the table, and a client remembered by an affinity set.
+    host = ("ip", "netns", "exec", lab.host, "nft")
+    sh(*host, "add", "chain", "ip", TABLE, "stray")
+    sh(*host, "add", "rule", "ip", TABLE, "services", "jump", "stray")
+    sh(*host, "add", "set", "ip", TABLE, "stray-set", "{ type ipv4_addr; }")
+    sh(*host, "add", "map", "ip", TABLE, "stray-map", "{ type ipv4_addr : verdict; }")
+    names = [s["set"]["name"] for s in json.loads(sh(*host, "-j", "list", "sets", "table",
+                                                     "ip", TABLE))["nftables"] if "set" in s]
+    p1_set = next(n for n in names if n.startswith("affinity-") and f"__{PODS['p1']}/" in n)
+    sh(*host, "add", "element", "ip", TABLE, p1_set, "{ 10.99.0.99 timeout 300s }")
+    # Fewer endpoints: web's shared map, sticky's chain and set for p3 must go.
+    smaller = state(lab, web_pods=("p2",), sticky_pods=("p1", "p2"))
+    lab.apply(smaller)
+    in_place = lab.nft.listing(TABLE)
+    assert "10.99.0.99" in _affinity_clients(lab)  # kept: the table was not re-created
+    lab.nft.delete_table(TABLE)
+    lab.apply(smaller)
+    assert in_place == lab.nft.listing(TABLE)
 
 
 def test_reapplying_without_an_endpoint_stops_traffic_to_it(lab: Lab) -> None:

@@ -1,15 +1,16 @@
-"""A ruleset document in nft's text syntax, for people and for comparison.
+"""A ruleset document in nft's text syntax: what :class:`~.nft.Nft` applies.
 
-:func:`to_text` renders a document from :func:`~.rules.build_ruleset` as an
-``nft -f`` script that means the same thing (the benchmark applies both and
-compares the kernel's listings); :func:`expression` renders one expression or
-statement the way ``nft list`` prints it. They cover exactly the JSON the
-builder emits and raise ValueError on anything else, so a new construct in the
-builder cannot be rendered wrongly in silence.
+:func:`to_text` renders a document from :func:`~.rules.build_ruleset` (or
+:func:`~.nft.in_place`) as an ``nft -f`` script that means the same thing;
+:func:`expression` renders one expression or statement the way ``nft list``
+prints it. They cover exactly the JSON the builder emits and raise ValueError
+on anything else, so a new construct in the builder cannot be rendered wrongly
+in silence; strings are quoted only where nft's syntax needs it (interface
+names, comments), and nft's quoted strings have no escapes, so a double quote
+or a line break in one is refused too (the builder never emits either).
 
-Uses: logs and debugging (the text is what ``nft list table`` shows), readable
-expectations in tests, and the benchmark's JSON-versus-text measurement. The
-applier itself speaks JSON (see :mod:`.nft` for why).
+Why text: see :mod:`.nft` (nft 1.0.6's JSON cannot declare the ``typeof``
+maps the rules need). Also used for readable expectations in tests and in logs.
 """
 
 from __future__ import annotations
@@ -34,14 +35,15 @@ def command(cmd: dict[str, Any]) -> str:
     if kind == "table":
         return f"{verb} table ip {v['name']}"
     head = f"{verb} {kind} ip {v['table']} {v['chain'] if kind == 'rule' else v['name']}"
+    if verb in ("delete", "flush"):
+        return head
     if kind == "chain":
         if "hook" not in v:
             return head
         return (f"{head} {{ type {v['type']} hook {v['hook']} priority {v['prio']}; "
                 f"policy {v['policy']}; }}")
     if kind in ("map", "set"):
-        key = v["type"] if isinstance(v["type"], str) else " . ".join(v["type"])
-        parts = [f"type {key}" + (f" : {v['map']}" if kind == "map" else "")]
+        parts = [_set_type(v["type"], v.get("map") if kind == "map" else None)]
         if "flags" in v:
             parts.append("flags " + ",".join(v["flags"]))
         if "timeout" in v:
@@ -64,12 +66,19 @@ def statements(exprs: Iterable[Any]) -> str:
 
 def expression(e: Any) -> str:
     """One expression or statement as ``nft list`` prints it (``==`` left out)."""
-    if isinstance(e, bool) or not isinstance(e, dict | str | int):
-        raise ValueError(f"cannot render {e!r}")
-    if not isinstance(e, dict):
+    # Exact types, tested most frequent first (a document has tens of thousands
+    # of set elements); bool is an int but never a value here.
+    t = type(e)
+    if t is str:
         return str(e)
+    if t is int:
+        return str(e)
+    if t is not dict:
+        raise ValueError(f"cannot render {e!r}")
     ((key, v),) = e.items()
     kind = str(key)
+    if kind == "concat":
+        return " . ".join(expression(x) for x in v)
     if kind == "match":
         left, right = expression(v["left"]), expression(v["right"])
         if left in ("iifname", "oifname"):
@@ -89,8 +98,6 @@ def expression(e: Any) -> str:
         return f"fib {' . '.join(v['flags'])} {v['result']}"
     if kind == "prefix":
         return f"{v['addr']}/{v['len']}"
-    if kind == "concat":
-        return " . ".join(expression(x) for x in v)
     if kind in ("&", "|", "^"):
         return f"{expression(v[0])} {kind} {v[1]:#x}"
     if kind == "numgen":
@@ -108,8 +115,12 @@ def expression(e: Any) -> str:
         return kind
     if kind == "mangle":
         return f"{expression(v['key'])} set {expression(v['value'])}"
-    if kind == "dnat":
+    if kind == "map":
+        return f"{expression(v['key'])} map {expression(v['data'])}"
+    if kind == "dnat" and "port" in v:
         return f"dnat to {v['addr']}:{v['port']}"
+    if kind == "dnat":
+        return f"dnat {v['family']} to {expression(v['addr'])}"
     if kind == "masquerade":
         return " ".join(["masquerade", *v.get("flags", [])])
     raise ValueError(f"cannot render {e!r}")
@@ -117,8 +128,8 @@ def expression(e: Any) -> str:
 
 def element(item: Any) -> str:
     """A set element or a map's ``key : verdict`` pair, with its options."""
-    key, data = (item[0], item[1]) if isinstance(item, list) else (item, None)
-    if isinstance(key, dict) and "elem" in key:
+    key, data = (item[0], item[1]) if type(item) is list else (item, None)
+    if type(key) is dict and "elem" in key:
         opts = key["elem"]
         text = expression(opts["val"])
         if "timeout" in opts:
@@ -128,6 +139,21 @@ def element(item: Any) -> str:
     else:
         text = expression(key)
     return text if data is None else f"{text} : {expression(data)}"
+
+
+def _set_type(key: Any, data: Any) -> str:
+    """``type K [: V]``, or ``typeof K : V`` for ``{"typeof": expression}`` (the
+    form newer nft versions read and write; 1.0.6 has it in its text syntax
+    only, where a typeof key needs a typeof value too)."""
+    if isinstance(key, dict):
+        if not (isinstance(data, dict) or data is None):
+            raise ValueError(f"a typeof key needs a typeof value, not {data!r}")
+        text = f"typeof {expression(key['typeof'])}"
+        return text if data is None else f"{text} : {expression(data['typeof'])}"
+    text = "type " + (key if isinstance(key, str) else " . ".join(key))
+    if data is None:
+        return text
+    return f"{text} : {data if isinstance(data, str) else ' . '.join(data)}"
 
 
 def _is_binop(e: Any) -> bool:

@@ -4,12 +4,17 @@ The table-driven cases compare the per-service part of the generated document
 (chains, map elements, sets) with expected rulesets written in nft's own text
 syntax. ``render`` groups the JSON document by chain, map and set, writes each
 rule and element as ``nft list`` would (:mod:`minikube_py.network.proxy.text`,
-whose output the benchmark checks against the kernel), and drops the
-8-character hash from chain and set names (``service-ABCDEFGH-ns/name/tcp/port``
--> ``service-ns/name/tcp/port``) so the expectations stay readable; the names
-themselves are tested on their own.
-The last test has the real ``nft`` check a large document (check mode: nothing
-is changed).
+the renderer :class:`Nft` applies documents with), and drops the 8-character
+hash from chain and set names (``service-ABCDEFGH-ns/name/tcp/port`` ->
+``service-ns/name/tcp/port``) so the expectations stay readable; the names
+themselves are tested on their own. An endpoint pick through a shared map
+(``numgen random mod N offset K map @endpoints-C``) is shown resolved, as the
+anonymous map it stands for (``numgen random mod N map { 0 : ip . port, ... }``):
+the cases say which endpoints a service port picks from, and
+``test_endpoint_maps_are_shared_by_up_to_64_service_ports`` how the shared
+maps are laid out.
+How documents are applied is tested in test_proxy_apply.py; the last test here
+has the real ``nft`` check a large document (check mode: nothing is changed).
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ from minikube_py.network.proxy import (
     build_ruleset,
     from_objects,
 )
-from minikube_py.network.proxy.rules import INFO_CHAIN, hashed_name
-from minikube_py.network.proxy.text import element, expression, statements
+from minikube_py.network.proxy.rules import ENDPOINT_MAP_PORTS, INFO_CHAIN, hashed_name
+from minikube_py.network.proxy.text import element, expression, statements, to_text
 
 POD_CIDR = "10.244.0.0/20"
 SERVICE_CIDR = "10.96.0.0/16"
@@ -43,7 +48,7 @@ _HASH = re.compile(r"\b(service|external|endpoint|affinity)-[A-Z2-7]{8}-")
 
 @dataclass
 class View:
-    """A document as nft text, hashes dropped from names."""
+    """A document as nft text, hashes dropped from names, shared picks resolved."""
 
     chains: dict[str, list[str]] = field(default_factory=dict)
     hooks: dict[str, str] = field(default_factory=dict)
@@ -58,11 +63,40 @@ FIXED_CHAINS = {"filter-input", "filter-forward", "filter-output", "filter-outpu
                 "endpoints-check", "cluster-ips-check", "reject-chain", "mark-for-masquerade",
                 "masquerading", INFO_CHAIN}
 MAPS = ("service-ips", "service-nodeports", "no-endpoint-services", "no-endpoint-nodeports")
+FIXED_SETS = ("cluster-ips", "hairpin")
+
+
+def shared_maps(doc: dict[str, Any]) -> dict[str, dict[int, Any]]:
+    """The elements of the ``endpoints-C`` maps, by map and key."""
+    out: dict[str, dict[int, Any]] = {}
+    for cmd in doc["nftables"]:
+        body = cmd.get("add", {})
+        if "map" in body and body["map"]["name"].startswith("endpoints-"):
+            out[body["map"]["name"]] = {}
+        elif "element" in body and body["element"]["name"] in out:
+            out[body["element"]["name"]].update((k, v) for k, v in body["element"]["elem"])
+    return out
+
+
+def resolve(expr: list[Any], maps: dict[str, dict[int, Any]]) -> list[Any]:
+    """``expr`` with a pick through a shared map written as its anonymous map."""
+    out = []
+    for e in expr:
+        target = e.get("dnat", {}).get("addr") if isinstance(e, dict) else None
+        if isinstance(target, dict) and isinstance(target["map"]["data"], str):
+            numgen = target["map"]["key"]["numgen"]
+            slots = maps[target["map"]["data"][1:]]
+            picks = [[i, slots[numgen["offset"] + i]] for i in range(numgen["mod"])]
+            e = {"dnat": {"family": "ip", "addr": {"map": {
+                "key": {"numgen": {**numgen, "offset": 0}}, "data": {"set": picks}}}}}
+        out.append(e)
+    return out
 
 
 def render(doc: dict[str, Any]) -> View:
     view = View()
     strip = lambda s: _HASH.sub(r"\1-", s)  # noqa: E731
+    maps = shared_maps(doc)
     for cmd in doc["nftables"]:
         ((verb, body),) = cmd.items()
         ((kind, v),) = body.items()
@@ -76,18 +110,21 @@ def render(doc: dict[str, Any]) -> View:
             if "hook" in v:
                 view.hooks[name] = f"type {v['type']} hook {v['hook']} priority {v['prio']}"
         elif kind == "rule":
-            text = statements(v["expr"])
+            text = statements(resolve(v["expr"], maps))
             if "comment" in v:
                 text += ' comment "' + v["comment"] + '"'
             view.chains[strip(v["chain"])].append(strip(text))
         elif kind == "map":
-            view.maps[v["name"]] = {}
+            if v["name"] not in maps:
+                view.maps[v["name"]] = {}
         elif kind == "set":
             decl = f"type {v['type']}"
             if "timeout" in v:
                 decl += f" flags {','.join(v['flags'])} timeout {v['timeout']}"
             view.sets[strip(v["name"])] = decl
             view.elements[strip(v["name"])] = set()
+        elif kind == "element" and v["name"] in maps:
+            continue
         elif kind == "element":
             for item in v["elem"]:
                 if v["name"] in view.maps:
@@ -106,8 +143,9 @@ def service_part(view: View) -> dict[str, Any]:
     return {
         "chains": {k: v for k, v in view.chains.items() if k not in FIXED_CHAINS},
         "maps": {k: v for k, v in view.maps.items() if v},
-        "sets": {k: v for k, v in view.sets.items() if k != "cluster-ips"},
+        "sets": {k: v for k, v in view.sets.items() if k not in FIXED_SETS},
         "cluster-ips": view.elements.get("cluster-ips", set()),
+        "hairpin": view.elements.get("hairpin", set()),
     }
 
 
@@ -155,89 +193,82 @@ def build(services: list[dict[str, Any]], slices: list[dict[str, Any]],
 
 # -- expected fragments ----------------------------------------------------------------
 
-MASQ_NOT_POD = "ip daddr {ip} th dport {port} ip saddr != 10.244.0.0/20 jump mark-for-masquerade"
-MASQ_ALL = "ip daddr {ip} th dport {port} jump mark-for-masquerade"
+
+def pick(targets: list[str], proto: str = "tcp", key: str = "default/web:http") -> str:
+    """The rule DNATing to one of ``targets`` (``ip/port``) at random."""
+    if len(targets) == 1:
+        ip, port = targets[0].split("/")
+        return f'meta l4proto {proto} dnat to {ip}:{port} comment "{key}"'
+    slots = ", ".join(f"{i} : {t.replace('/', ' . ')}" for i, t in enumerate(targets))
+    return (f"meta l4proto {proto} dnat ip to numgen random mod {len(targets)} map "
+            f'{{ {slots} }} comment "{key}"')
 
 
-def endpoint_chain(base: str, ip: str, port: int, proto: str = "tcp", key: str = "default/web:http",
-                   affinity: int = 0) -> dict[str, list[str]]:
-    rules = [f"ip saddr {ip} jump mark-for-masquerade"]
-    if affinity:
-        rules.append(f"update @affinity-{base}__{ip}/{port} {{ ip saddr }}")
-    rules.append(f'meta l4proto {proto} dnat to {ip}:{port} comment "{key}"')
-    return {f"endpoint-{base}__{ip}/{port}": rules}
+def hairpin(*ips: str) -> set[str]:
+    return {f"{ip} . {ip}" for ip in ips}
 
 
-def pick(base: str, targets: list[str], key: str = "default/web:http") -> str:
-    vmap = ", ".join(f"{i} : goto endpoint-{base}__{t}" for i, t in enumerate(targets))
-    return f'numgen random mod {len(targets)} vmap {{ {vmap} }} comment "{key}"'
+def endpoint_chain(base: str, ip: str, port: int, timeout: int, proto: str = "tcp",
+                   key: str = "default/web:http") -> dict[str, list[str]]:
+    """An affinity endpoint's chain: remember the client, DNAT."""
+    return {f"endpoint-{base}__{ip}/{port}": [
+        f"update @affinity-{base}__{ip}/{port} {{ ip saddr }}",
+        f'meta l4proto {proto} dnat to {ip}:{port} comment "{key}"']}
 
 
 WEB = "default/web/tcp/http"
 THREE = [ep("10.244.0.5"), ep("10.244.0.6"), ep("10.244.0.7")]
+TO_WEB = {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}"}}
 
 CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], bool, dict[str, Any]]] = [
     ("cluster ip, three endpoints", [svc("web")], [eps("web", *THREE)], False, {
-        "chains": {
-            f"service-{WEB}": [
-                "ip daddr 10.96.0.10 th dport 80 ip saddr != 10.244.0.0/20 "
-                "jump mark-for-masquerade",
-                "numgen random mod 3 vmap { "
-                f"0 : goto endpoint-{WEB}__10.244.0.5/8080, "
-                f"1 : goto endpoint-{WEB}__10.244.0.6/8080, "
-                f'2 : goto endpoint-{WEB}__10.244.0.7/8080 }} comment "default/web:http"'],
-            f"endpoint-{WEB}__10.244.0.5/8080": [
-                "ip saddr 10.244.0.5 jump mark-for-masquerade",
-                'meta l4proto tcp dnat to 10.244.0.5:8080 comment "default/web:http"'],
-            f"endpoint-{WEB}__10.244.0.6/8080": [
-                "ip saddr 10.244.0.6 jump mark-for-masquerade",
-                'meta l4proto tcp dnat to 10.244.0.6:8080 comment "default/web:http"'],
-            f"endpoint-{WEB}__10.244.0.7/8080": [
-                "ip saddr 10.244.0.7 jump mark-for-masquerade",
-                'meta l4proto tcp dnat to 10.244.0.7:8080 comment "default/web:http"'],
-        },
-        "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}"}},
+        "chains": {f"service-{WEB}": [
+            "meta l4proto tcp dnat ip to numgen random mod 3 map { "
+            "0 : 10.244.0.5 . 8080, 1 : 10.244.0.6 . 8080, 2 : 10.244.0.7 . 8080 } "
+            'comment "default/web:http"']},
+        "maps": TO_WEB,
         "sets": {},
         "cluster-ips": {"10.96.0.10"},
+        "hairpin": hairpin("10.244.0.5", "10.244.0.6", "10.244.0.7"),
+    }),
+    ("one endpoint: DNAT without a map", [svc("web")], [eps("web", ep("10.244.0.5"))], False, {
+        "chains": {f"service-{WEB}": ['meta l4proto tcp dnat to 10.244.0.5:8080 '
+                                      'comment "default/web:http"']},
+        "maps": TO_WEB, "sets": {}, "cluster-ips": {"10.96.0.10"},
+        "hairpin": hairpin("10.244.0.5"),
     }),
     ("named targetPort resolved through the slice's port name",
      [svc("web", ports=[{"name": "http", "port": 80, "targetPort": "web-http"},
                         {"name": "admin", "port": 81, "targetPort": "admin"}])],
-     [eps("web", ep("10.244.0.5"), ports=[{"name": "admin", "port": 9090, "protocol": "TCP"},
-                                          {"name": "http", "port": 8080, "protocol": "TCP"}])],
+     [eps("web", ep("10.244.0.5"), ep("10.244.0.6"),
+          ports=[{"name": "admin", "port": 9090, "protocol": "TCP"},
+                 {"name": "http", "port": 8080, "protocol": "TCP"}])],
      False, {
          "chains": {
-             f"service-{WEB}": [MASQ_NOT_POD.format(ip="10.96.0.10", port=80),
-                                pick(WEB, ["10.244.0.5/8080"])],
-             **endpoint_chain(WEB, "10.244.0.5", 8080),
+             f"service-{WEB}": [pick(["10.244.0.5/8080", "10.244.0.6/8080"])],
              "service-default/web/tcp/admin": [
-                 MASQ_NOT_POD.format(ip="10.96.0.10", port=81),
-                 pick("default/web/tcp/admin", ["10.244.0.5/9090"], key="default/web:admin")],
-             **endpoint_chain("default/web/tcp/admin", "10.244.0.5", 9090, key="default/web:admin"),
+                 pick(["10.244.0.5/9090", "10.244.0.6/9090"], key="default/web:admin")],
          },
          "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}",
                                   "10.96.0.10 . tcp . 81": "goto service-default/web/tcp/admin"}},
          "sets": {},
          "cluster-ips": {"10.96.0.10"},
+         "hairpin": hairpin("10.244.0.5", "10.244.0.6"),
      }),
     ("not-ready endpoints left out",
      [svc("web")], [eps("web", ep("10.244.0.5"), ep("10.244.0.6", ready=False),
                         ep("10.244.0.7", ready=False, serving=True, terminating=True))], False, {
-         "chains": {f"service-{WEB}": [MASQ_NOT_POD.format(ip="10.96.0.10", port=80),
-                                       pick(WEB, ["10.244.0.5/8080"])],
-                    **endpoint_chain(WEB, "10.244.0.5", 8080)},
-         "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}"}},
-         "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "chains": {f"service-{WEB}": [pick(["10.244.0.5/8080"])]},
+         "maps": TO_WEB, "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "hairpin": hairpin("10.244.0.5"),
      }),
     ("only serving-terminating endpoints when none is ready",
      [svc("web")], [eps("web", ep("10.244.0.5", ready=False, serving=False, terminating=True),
                         ep("10.244.0.6", ready=False, serving=True, terminating=True),
                         ep("10.244.0.7", ready=False))], False, {
-         "chains": {f"service-{WEB}": [MASQ_NOT_POD.format(ip="10.96.0.10", port=80),
-                                       pick(WEB, ["10.244.0.6/8080"])],
-                    **endpoint_chain(WEB, "10.244.0.6", 8080)},
-         "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}"}},
-         "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "chains": {f"service-{WEB}": [pick(["10.244.0.6/8080"])]},
+         "maps": TO_WEB, "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "hairpin": hairpin("10.244.0.6"),
      }),
     ("no endpoints: reject entries", [svc("web", type="NodePort", ports=[
         {"name": "http", "port": 80, "nodePort": 30080}])], [eps("web")], False, {
@@ -246,25 +277,23 @@ CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], bool, dict[st
                       '10.96.0.10 . tcp . 80 comment "default/web:http"': "goto reject-chain"},
                   "no-endpoint-nodeports": {
                       'tcp . 30080 comment "default/web:http"': "goto reject-chain"}},
-         "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "sets": {}, "cluster-ips": {"10.96.0.10"}, "hairpin": set(),
      }),
     ("headless and ExternalName: nothing",
      [svc("headless", cluster_ip="None"),
       svc("ext", cluster_ip=None, type="ExternalName", externalName="example.com"),
       svc("pending", cluster_ip="")],
      [eps("headless", ep("10.244.0.5"))], False,
-     {"chains": {}, "maps": {}, "sets": {}, "cluster-ips": set()}),
+     {"chains": {}, "maps": {}, "sets": {}, "cluster-ips": set(), "hairpin": set()}),
     ("NodePort", [svc("web", type="NodePort", ports=[
         {"name": "http", "port": 80, "nodePort": 30080, "protocol": "TCP"}])],
-     [eps("web", ep("10.244.0.5"))], False, {
+     [eps("web", *THREE)], False, {
          "chains": {
-             f"service-{WEB}": [MASQ_NOT_POD.format(ip="10.96.0.10", port=80),
-                                pick(WEB, ["10.244.0.5/8080"])],
-             f"external-{WEB}": ["jump mark-for-masquerade", f"goto service-{WEB}"],
-             **endpoint_chain(WEB, "10.244.0.5", 8080)},
-         "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}"},
-                  "service-nodeports": {"tcp . 30080": f"goto external-{WEB}"}},
+             f"service-{WEB}": [pick(["10.244.0.5/8080", "10.244.0.6/8080", "10.244.0.7/8080"])],
+             f"external-{WEB}": ["jump mark-for-masquerade", f"goto service-{WEB}"]},
+         "maps": {**TO_WEB, "service-nodeports": {"tcp . 30080": f"goto external-{WEB}"}},
          "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "hairpin": hairpin("10.244.0.5", "10.244.0.6", "10.244.0.7"),
      }),
     ("LoadBalancer ingress IP and externalIPs",
      [svc("web", type="LoadBalancer", externalIPs=["192.168.1.50"],
@@ -274,80 +303,79 @@ CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], bool, dict[st
                                                {"ip": "10.1.2.3", "ipMode": "Proxy"}]}})],
      [eps("web", ep("10.244.0.5"))], False, {
          "chains": {
-             f"service-{WEB}": [MASQ_NOT_POD.format(ip="10.96.0.10", port=80),
-                                pick(WEB, ["10.244.0.5/8080"])],
-             f"external-{WEB}": ["jump mark-for-masquerade", f"goto service-{WEB}"],
-             **endpoint_chain(WEB, "10.244.0.5", 8080)},
+             f"service-{WEB}": [pick(["10.244.0.5/8080"])],
+             f"external-{WEB}": ["jump mark-for-masquerade", f"goto service-{WEB}"]},
          "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}",
                                   "127.0.0.1 . tcp . 80": f"goto external-{WEB}",
                                   "192.168.1.50 . tcp . 80": f"goto external-{WEB}"},
                   "service-nodeports": {"tcp . 30080": f"goto external-{WEB}"}},
-         "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "sets": {}, "cluster-ips": {"10.96.0.10"}, "hairpin": hairpin("10.244.0.5"),
      }),
-    ("ClientIP affinity",
+    ("ClientIP affinity: per-endpoint chains and sets",
      [svc("web", sessionAffinity="ClientIP",
           sessionAffinityConfig={"clientIP": {"timeoutSeconds": 60}})],
      [eps("web", ep("10.244.0.5"), ep("10.244.0.6"))], False, {
          "chains": {
              f"service-{WEB}": [
-                 MASQ_NOT_POD.format(ip="10.96.0.10", port=80),
                  f"ip saddr @affinity-{WEB}__10.244.0.5/8080 goto endpoint-{WEB}__10.244.0.5/8080",
                  f"ip saddr @affinity-{WEB}__10.244.0.6/8080 goto endpoint-{WEB}__10.244.0.6/8080",
-                 pick(WEB, ["10.244.0.5/8080", "10.244.0.6/8080"])],
-             **endpoint_chain(WEB, "10.244.0.5", 8080, affinity=60),
-             **endpoint_chain(WEB, "10.244.0.6", 8080, affinity=60)},
-         "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}"}},
+                 f"numgen random mod 2 vmap {{ 0 : goto endpoint-{WEB}__10.244.0.5/8080, "
+                 f'1 : goto endpoint-{WEB}__10.244.0.6/8080 }} comment "default/web:http"'],
+             **endpoint_chain(WEB, "10.244.0.5", 8080, 60),
+             **endpoint_chain(WEB, "10.244.0.6", 8080, 60)},
+         "maps": TO_WEB,
          "sets": {f"affinity-{WEB}__10.244.0.5/8080": "type ipv4_addr flags timeout timeout 60",
                   f"affinity-{WEB}__10.244.0.6/8080": "type ipv4_addr flags timeout timeout 60"},
-         "cluster-ips": {"10.96.0.10"},
+         "cluster-ips": {"10.96.0.10"}, "hairpin": hairpin("10.244.0.5", "10.244.0.6"),
      }),
     ("UDP and TCP ports of one service",
      [svc("dns", cluster_ip="10.96.0.53",
           ports=[{"name": "dns", "port": 53, "protocol": "UDP"},
                  {"name": "dns-tcp", "port": 53, "protocol": "TCP"}])],
-     [eps("dns", ep("10.244.0.9"), ports=[{"name": "dns", "port": 5353, "protocol": "UDP"},
-                                          {"name": "dns-tcp", "port": 5353, "protocol": "TCP"}])],
+     [eps("dns", ep("10.244.0.9"), ep("10.244.0.10"),
+          ports=[{"name": "dns", "port": 5353, "protocol": "UDP"},
+                 {"name": "dns-tcp", "port": 5353, "protocol": "TCP"}])],
      False, {
          "chains": {
-             "service-default/dns/tcp/dns-tcp": [
-                 MASQ_NOT_POD.format(ip="10.96.0.53", port=53),
-                 pick("default/dns/tcp/dns-tcp", ["10.244.0.9/5353"], key="default/dns:dns-tcp")],
-             **endpoint_chain("default/dns/tcp/dns-tcp", "10.244.0.9", 5353,
-                              key="default/dns:dns-tcp"),
-             "service-default/dns/udp/dns": [
-                 MASQ_NOT_POD.format(ip="10.96.0.53", port=53),
-                 pick("default/dns/udp/dns", ["10.244.0.9/5353"], key="default/dns:dns")],
-             **endpoint_chain("default/dns/udp/dns", "10.244.0.9", 5353, proto="udp",
-                              key="default/dns:dns")},
+             "service-default/dns/tcp/dns-tcp": [pick(["10.244.0.9/5353", "10.244.0.10/5353"],
+                                                      key="default/dns:dns-tcp")],
+             "service-default/dns/udp/dns": [pick(["10.244.0.9/5353", "10.244.0.10/5353"],
+                                                  proto="udp", key="default/dns:dns")]},
          "maps": {"service-ips": {"10.96.0.53 . tcp . 53": "goto service-default/dns/tcp/dns-tcp",
                                   "10.96.0.53 . udp . 53": "goto service-default/dns/udp/dns"}},
-         "sets": {}, "cluster-ips": {"10.96.0.53"},
+         "sets": {}, "cluster-ips": {"10.96.0.53"}, "hairpin": hairpin("10.244.0.9", "10.244.0.10"),
      }),
-    ("masquerade_all", [svc("web")], [eps("web", ep("10.244.0.5"))], True, {
-        "chains": {f"service-{WEB}": [MASQ_ALL.format(ip="10.96.0.10", port=80),
-                                      pick(WEB, ["10.244.0.5/8080"])],
-                   **endpoint_chain(WEB, "10.244.0.5", 8080)},
-        "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}"}},
-        "sets": {}, "cluster-ips": {"10.96.0.10"},
-    }),
+    ("masquerade_all changes no service chain (the rule is in services)",
+     [svc("web")], [eps("web", ep("10.244.0.5"))], True, {
+         "chains": {f"service-{WEB}": [pick(["10.244.0.5/8080"])]},
+         "maps": TO_WEB, "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "hairpin": hairpin("10.244.0.5"),
+     }),
     ("two slices of one service merged",
      [svc("web")], [eps("web", ep("10.244.0.6"), name="web-a"),
                     eps("web", ep("10.244.0.5"), ep("10.244.0.6"), name="web-b")], False, {
-         "chains": {f"service-{WEB}": [MASQ_NOT_POD.format(ip="10.96.0.10", port=80),
-                                       pick(WEB, ["10.244.0.5/8080", "10.244.0.6/8080"])],
-                    **endpoint_chain(WEB, "10.244.0.5", 8080),
-                    **endpoint_chain(WEB, "10.244.0.6", 8080)},
-         "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}"}},
-         "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "chains": {f"service-{WEB}": [pick(["10.244.0.5/8080", "10.244.0.6/8080"])]},
+         "maps": TO_WEB, "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "hairpin": hairpin("10.244.0.5", "10.244.0.6"),
+     }),
+    ("an endpoint of two services is one hairpin pair",
+     [svc("web"), svc("api", cluster_ip="10.96.0.11")],
+     [eps("web", ep("10.244.0.5")), eps("api", ep("10.244.0.5"), ep("10.244.0.6"))], False, {
+         "chains": {f"service-{WEB}": [pick(["10.244.0.5/8080"])],
+                    "service-default/api/tcp/http": [
+                        pick(["10.244.0.5/8080", "10.244.0.6/8080"], key="default/api:http")]},
+         "maps": {"service-ips": {
+             "10.96.0.10 . tcp . 80": f"goto service-{WEB}",
+             "10.96.0.11 . tcp . 80": "goto service-default/api/tcp/http"}},
+         "sets": {}, "cluster-ips": {"10.96.0.10", "10.96.0.11"},
+         "hairpin": hairpin("10.244.0.5", "10.244.0.6"),
      }),
     ("a slice without the service-name label ignored",
      [svc("web")], [eps("web", ep("10.244.0.5"), labelled=False),
                     eps("web", ep("10.244.0.6"), name="web-b")], False, {
-         "chains": {f"service-{WEB}": [MASQ_NOT_POD.format(ip="10.96.0.10", port=80),
-                                       pick(WEB, ["10.244.0.6/8080"])],
-                    **endpoint_chain(WEB, "10.244.0.6", 8080)},
-         "maps": {"service-ips": {"10.96.0.10 . tcp . 80": f"goto service-{WEB}"}},
-         "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "chains": {f"service-{WEB}": [pick(["10.244.0.6/8080"])]},
+         "maps": TO_WEB, "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "hairpin": hairpin("10.244.0.6"),
      }),
     ("slice port matched by name and protocol, not by number",
      [svc("web", ports=[{"name": "http", "port": 80}])],
@@ -357,7 +385,7 @@ CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], bool, dict[st
          "chains": {},
          "maps": {"no-endpoint-services": {
              '10.96.0.10 . tcp . 80 comment "default/web:http"': "goto reject-chain"}},
-         "sets": {}, "cluster-ips": {"10.96.0.10"},
+         "sets": {}, "cluster-ips": {"10.96.0.10"}, "hairpin": set(),
      }),
 ]
 
@@ -394,8 +422,11 @@ def test_document_replaces_the_table_and_hooks_every_chain() -> None:
         "nat-prerouting": ['iifname "mktest" jump services'],
         "nat-output": ["jump services"],
         "nat-postrouting": ["jump masquerading"],
-        "services": ["ip daddr . meta l4proto . th dport vmap @service-ips",
-                     "fib daddr type local meta l4proto . th dport vmap @service-nodeports"],
+        "services": [
+            "ip saddr != 10.244.0.0/20 ip daddr . meta l4proto . th dport @service-ips "
+            'jump mark-for-masquerade comment "not from a pod"',
+            "ip daddr . meta l4proto . th dport vmap @service-ips",
+            "fib daddr type local meta l4proto . th dport vmap @service-nodeports"],
         "endpoints-check": [
             "ip daddr . meta l4proto . th dport vmap @no-endpoint-services",
             "fib daddr type local meta l4proto . th dport vmap @no-endpoint-nodeports"],
@@ -404,11 +435,22 @@ def test_document_replaces_the_table_and_hooks_every_chain() -> None:
             'ip daddr 10.96.0.0/16 reject comment "unallocated ClusterIP"'],
         "reject-chain": ["reject"],
         "mark-for-masquerade": [f"meta mark set meta mark | {mark}"],
-        "masquerading": [f"meta mark & {mark} == 0 return", f"meta mark set meta mark ^ {mark}",
-                         "masquerade fully-random"],
+        "masquerading": [
+            "ct status dnat ip saddr . ip daddr @hairpin jump mark-for-masquerade "
+            'comment "hairpin"',
+            f"meta mark & {mark} == 0 return", f"meta mark set meta mark ^ {mark}",
+            "masquerade fully-random"],
         INFO_CHAIN: ['return comment "/state/dir"'],
     }
     assert set(view.maps) == set(MAPS)
+    assert view.sets == {"cluster-ips": "type ipv4_addr",
+                         "hairpin": "type ['ipv4_addr', 'ipv4_addr']"}
+
+
+def test_masquerade_all_marks_all_cluster_traffic_in_one_rule() -> None:
+    services = render(build([], [], masquerade_all=True)).chains["services"]
+    assert services[0] == ("ip daddr . meta l4proto . th dport @service-ips "
+                           'jump mark-for-masquerade comment "masquerade all"')
 
 
 def test_every_command_names_only_its_own_table() -> None:
@@ -486,30 +528,56 @@ def test_chain_names_are_stable_short_and_distinct() -> None:
     assert len(long) <= 255 and long.endswith("...")
 
 
+def test_a_long_owner_comment_is_cut_over_several_rules() -> None:
+    owner = "/var/lib/" + "é" * 120 + "x" * 100
+    chain = render(build_ruleset(ProxyState(table="mk-test", bridge="b", pod_cidr=POD_CIDR,
+                                            service_cidr="", comment=owner))).chains[INFO_CHAIN]
+    parts = [re.fullmatch(r'return comment "(.*)"', rule) for rule in chain]
+    assert len(parts) == 3 and all(parts)
+    assert all(len(m.group(1).encode()) <= 128 for m in parts if m)
+    assert "".join(m.group(1) for m in parts if m) == owner
+
+
 def test_owner_comment_too_long_is_refused() -> None:
     with pytest.raises(ValueError):
         build_ruleset(ProxyState(table="t", bridge="b", pod_cidr=POD_CIDR,
                                  service_cidr=SERVICE_CIDR, comment="/" * 251))
 
 
-def test_affinity_carry_over_keeps_live_entries_only() -> None:
-    class Listed(Nft):
-        def _run(self, args: list[str], stdin: str | None = None) -> str:
-            assert args == ["-j", "list", "sets", "table", "ip", "mk-test"]
-            return json.dumps({"nftables": [
-                {"metainfo": {}},
-                {"set": {"name": "affinity-KEEP", "table": "mk-test", "elem": [
-                    {"elem": {"val": "10.244.0.9", "timeout": 60, "expires": 42}},
-                    {"elem": {"val": "10.244.0.8", "timeout": 60, "expires": 0}}]}},
-                {"set": {"name": "affinity-GONE", "table": "mk-test", "elem": [
-                    {"elem": {"val": "10.244.0.7", "timeout": 60, "expires": 50}}]}},
-                {"set": {"name": "cluster-ips", "table": "mk-test", "elem": ["10.96.0.1"]}}]})
+def test_endpoint_maps_are_shared_by_up_to_64_service_ports() -> None:
+    count = ENDPOINT_MAP_PORTS * 2 + 1
+    services = [svc(f"s{i:03}", cluster_ip=f"10.96.1.{i + 1}") for i in range(count)]
+    slices = [eps(f"s{i:03}", *[ep(f"10.244.{i}.{j + 1}") for j in range(i % 3 + 2)])
+              for i in range(count)]
+    doc = build(services, slices)
+    maps = shared_maps(doc)
+    assert sorted(maps) == ["endpoints-0", "endpoints-1", "endpoints-2"]
+    picks = [r["add"]["rule"]["expr"][1]["dnat"]["addr"]["map"] for r in doc["nftables"]
+             if "rule" in r.get("add", {}) and r["add"]["rule"]["chain"].startswith("service-")]
+    assert len(picks) == count
+    for i, pick_ in enumerate(picks):
+        numgen = pick_["key"]["numgen"]
+        assert pick_["data"] == f"@endpoints-{i // ENDPOINT_MAP_PORTS}"
+        assert numgen["mod"] == i % 3 + 2
+        slots = [maps[pick_["data"][1:]][numgen["offset"] + j] for j in range(numgen["mod"])]
+        assert slots == [{"concat": [f"10.244.{i}.{j + 1}", 8080]} for j in range(numgen["mod"])]
+    # Every key of a map belongs to exactly one service port: offsets are contiguous.
+    sizes = [len(m) for m in maps.values()]
+    assert sizes == [sum(i % 3 + 2 for i in range(k * ENDPOINT_MAP_PORTS,
+                                                  min(count, (k + 1) * ENDPOINT_MAP_PORTS)))
+                     for k in range(3)]
+    assert all(sorted(m) == list(range(len(m))) for m in maps.values())
 
-    commands = [{"add": {"set": {"family": "ip", "table": "mk-test", "name": "affinity-KEEP",
-                                 "type": "ipv4_addr", "flags": ["timeout"], "timeout": 60}}}]
-    assert Listed()._affinity_carry_over(commands) == [
-        {"add": {"element": {"family": "ip", "table": "mk-test", "name": "affinity-KEEP",
-                             "elem": [{"elem": {"val": "10.244.0.9", "timeout": 42}}]}}}]
+
+def test_comments_nft_cannot_quote() -> None:
+    with pytest.raises(ValueError, match="double quote"):
+        build_ruleset(ProxyState(table="t", bridge="b", pod_cidr=POD_CIDR,
+                                 service_cidr=SERVICE_CIDR, comment='/state/"dir"'))
+    odd = ServicePort(namespace="de\"fault", name="web", port_name="ht\ntp", protocol="tcp",
+                      cluster_ip="10.96.0.10", port=80, endpoints=(Endpoint("10.244.0.5", 80),))
+    doc = build_ruleset(ProxyState(table="t", bridge="b", pod_cidr=POD_CIDR,
+                                   service_cidr=SERVICE_CIDR, services=(odd,)))
+    assert 'comment "default/web:http"' in to_text(doc)
 
 
 # -- the real nft accepts it -------------------------------------------------------------
@@ -538,7 +606,8 @@ def random_state(rng: random.Random, services: int) -> ProxyState:
             for p in ports]))
     return ProxyState(table="minikube-py-unit-check", bridge="mkunit0", pod_cidr=POD_CIDR,
                       service_cidr=SERVICE_CIDR, services=from_objects(svcs, slices),
-                      masquerade_all=rng.random() < 0.5, comment="/var/lib/minikube-py/unit")
+                      masquerade_all=rng.random() < 0.5,
+                      comment="/var/lib/minikube-py/" + "unit" * 55)  # over two rules
 
 
 def test_nft_check_mode_accepts_a_large_random_document() -> None:
