@@ -14,7 +14,7 @@ run: bootstrap images
 	$(BIN)/minikube-py tui $(ARGS)
 
 test: bootstrap lint typecheck layers images
-	$(BIN)/pytest $(ARGS)
+	$(BIN)/python scripts/run_tests.py $(ARGS)
 
 bootstrap: system-packages $(STAMP)
 

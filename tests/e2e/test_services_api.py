@@ -300,7 +300,18 @@ def test_official_client_endpoints_and_slices(core: client.CoreV1Api,
                                      conditions=client.V1EndpointConditions(ready=True))],
         ports=[client.DiscoveryV1EndpointPort(port=8080)]))
     assert slice_.metadata.generation == 1 and slice_.ports[0].name == ""
-    listed = discovery.list_namespaced_endpoint_slice("default", label_selector="owner=py")
+    # py-ep's Service has no selector: its hand-written Endpoints are mirrored
+    # into a slice of their own, labels and all, as kube-controller-manager does.
+    mirrored = wait_for(lambda: [
+        s for s in discovery.list_namespaced_endpoint_slice(
+            "default", label_selector="kubernetes.io/service-name=py-ep").items
+        if s.metadata.labels.get("endpointslice.kubernetes.io/managed-by")
+        == "endpointslicemirroring-controller.k8s.io"
+        and [e.addresses for e in s.endpoints or []] == [["10.244.3.2"]]],
+        "py-ep's Endpoints mirrored into an EndpointSlice")
+    assert mirrored[0].metadata.labels["owner"] == "py"
+    listed = discovery.list_namespaced_endpoint_slice(
+        "default", label_selector="owner=py,!endpointslice.kubernetes.io/managed-by")
     assert [s.metadata.name for s in listed.items] == ["py-slice"]
     patched = discovery.patch_namespaced_endpoint_slice("py-slice", "default", {
         "endpoints": [{"addresses": ["10.244.3.9"], "conditions": {"ready": False}}]})
