@@ -122,6 +122,7 @@ def test_a_state_dir_that_is_a_file_is_a_clear_error(tmp_path: Path):
 
 def test_the_daemon_side_never_imports_the_crypto_library(tmp_path: Path):
     code = ("import sys\nfrom pathlib import Path\nfrom minikube_py.apiserver import tls\n"
+            "import minikube_py.controlplane, minikube_py.apiserver.tokens\n"
             "from minikube_py.cli.main import build_parser\nbuild_parser()\n"
             f"tls.ensure(Path({str(tmp_path)!r}), '127.0.0.1')\n"
             "print('cryptography' in sys.modules)")
