@@ -10,25 +10,31 @@ fetch them from kubernetes/kubernetes ``staging/src/k8s.io/...``). Comments may
 be left in or stripped; messages and struct fields the served kinds do not reach
 may be left out, since only the reachable closure is emitted:
 
-==========================  =====================================================
-file                        upstream
-==========================  =====================================================
-``core_v1.proto``           ``k8s.io/api/core/v1/generated.proto``
-``core_v1_types.go``        ``k8s.io/api/core/v1/types.go``
-``apps_v1.proto``           ``k8s.io/api/apps/v1/generated.proto``
-``apps_v1_types.go``        ``k8s.io/api/apps/v1/types.go``
-``batch_v1.proto``          ``k8s.io/api/batch/v1/generated.proto``
-``batch_v1_types.go``       ``k8s.io/api/batch/v1/types.go``
-``scheduling_v1.proto``     ``k8s.io/api/scheduling/v1/generated.proto``
-``scheduling_v1_types.go``  ``k8s.io/api/scheduling/v1/types.go``
-``discovery_v1.proto``      ``k8s.io/api/discovery/v1/generated.proto``
-``discovery_v1_types.go``   ``k8s.io/api/discovery/v1/types.go``
-``meta_v1.proto``           ``k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto``
-``meta_v1_types.go``        ``k8s.io/apimachinery/pkg/apis/meta/v1/types.go``
-``runtime.proto``           ``k8s.io/apimachinery/pkg/runtime/generated.proto``
-``resource.proto``          ``k8s.io/apimachinery/pkg/api/resource/generated.proto``
-``intstr.proto``            ``k8s.io/apimachinery/pkg/util/intstr/generated.proto``
-==========================  =====================================================
+==============================  =====================================================
+file                            upstream
+==============================  =====================================================
+``core_v1.proto``               ``k8s.io/api/core/v1/generated.proto``
+``core_v1_types.go``            ``k8s.io/api/core/v1/types.go``
+``apps_v1.proto``               ``k8s.io/api/apps/v1/generated.proto``
+``apps_v1_types.go``            ``k8s.io/api/apps/v1/types.go``
+``batch_v1.proto``              ``k8s.io/api/batch/v1/generated.proto``
+``batch_v1_types.go``           ``k8s.io/api/batch/v1/types.go``
+``scheduling_v1.proto``         ``k8s.io/api/scheduling/v1/generated.proto``
+``scheduling_v1_types.go``      ``k8s.io/api/scheduling/v1/types.go``
+``discovery_v1.proto``          ``k8s.io/api/discovery/v1/generated.proto``
+``discovery_v1_types.go``       ``k8s.io/api/discovery/v1/types.go``
+``rbac_v1.proto``               ``k8s.io/api/rbac/v1/generated.proto``
+``rbac_v1_types.go``            ``k8s.io/api/rbac/v1/types.go``
+``authentication_v1.proto``     ``k8s.io/api/authentication/v1/generated.proto``
+``authentication_v1_types.go``  ``k8s.io/api/authentication/v1/types.go``
+``authorization_v1.proto``      ``k8s.io/api/authorization/v1/generated.proto``
+``authorization_v1_types.go``   ``k8s.io/api/authorization/v1/types.go``
+``meta_v1.proto``               ``k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto``
+``meta_v1_types.go``            ``k8s.io/apimachinery/pkg/apis/meta/v1/types.go``
+``runtime.proto``               ``k8s.io/apimachinery/pkg/runtime/generated.proto``
+``resource.proto``              ``k8s.io/apimachinery/pkg/api/resource/generated.proto``
+``intstr.proto``                ``k8s.io/apimachinery/pkg/util/intstr/generated.proto``
+==============================  =====================================================
 
 The checked-in table comes from the published ``k8s.io/api`` and
 ``k8s.io/apimachinery`` repositories at tag ``v0.32.9`` (Kubernetes 1.32, the
@@ -48,8 +54,9 @@ but the JSON shape of a field comes from the Go struct tag next to it:
   (``replicas: 0`` stays; go-protobuf writes such fields only when set), while a
   plain ``omitempty`` scalar drops it, exactly as ``encoding/json`` would
   (go-protobuf writes non-pointer scalars unconditionally, zero or not);
-* the JSON name is the ``json`` tag's name (it equals the proto field name for
-  every field Kubernetes has, which is checked).
+* the JSON name is the ``json`` tag's name (it equals the proto field name but
+  for case, which is checked: ``BoundObjectReference``'s proto ``uID`` is JSON
+  ``uid``).
 
 Every reachable scalar field must be described by a Go field with the same
 protobuf number, and every Go field must exist in the proto: a version skew
@@ -80,6 +87,9 @@ SOURCES: tuple[tuple[str, str | None, str], ...] = (
     ("batch_v1.proto", "batch_v1_types.go", "k8s.io.api.batch.v1"),
     ("scheduling_v1.proto", "scheduling_v1_types.go", "k8s.io.api.scheduling.v1"),
     ("discovery_v1.proto", "discovery_v1_types.go", "k8s.io.api.discovery.v1"),
+    ("rbac_v1.proto", "rbac_v1_types.go", "k8s.io.api.rbac.v1"),
+    ("authentication_v1.proto", "authentication_v1_types.go", "k8s.io.api.authentication.v1"),
+    ("authorization_v1.proto", "authorization_v1_types.go", "k8s.io.api.authorization.v1"),
     ("meta_v1.proto", "meta_v1_types.go", "k8s.io.apimachinery.pkg.apis.meta.v1"),
     ("runtime.proto", None, "k8s.io.apimachinery.pkg.runtime"),
     ("resource.proto", None, "k8s.io.apimachinery.pkg.api.resource"),
@@ -95,15 +105,26 @@ ROOTS: tuple[tuple[str, str, str], ...] = (
     ("v1", "ConfigMap", "k8s.io.api.core.v1.ConfigMap"),
     ("v1", "Endpoints", "k8s.io.api.core.v1.Endpoints"),
     ("v1", "Service", "k8s.io.api.core.v1.Service"),
+    ("v1", "Secret", "k8s.io.api.core.v1.Secret"),
+    ("v1", "ServiceAccount", "k8s.io.api.core.v1.ServiceAccount"),
     ("apps/v1", "Deployment", "k8s.io.api.apps.v1.Deployment"),
     ("apps/v1", "ReplicaSet", "k8s.io.api.apps.v1.ReplicaSet"),
     ("batch/v1", "Job", "k8s.io.api.batch.v1.Job"),
     ("scheduling.k8s.io/v1", "PriorityClass", "k8s.io.api.scheduling.v1.PriorityClass"),
     ("discovery.k8s.io/v1", "EndpointSlice", "k8s.io.api.discovery.v1.EndpointSlice"),
+    *(("rbac.authorization.k8s.io/v1", kind, f"k8s.io.api.rbac.v1.{kind}")
+      for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")),
+    # Served by the API server's token and review handlers (create only).
+    ("authentication.k8s.io/v1", "TokenRequest", "k8s.io.api.authentication.v1.TokenRequest"),
+    *(("authentication.k8s.io/v1", kind, f"k8s.io.api.authentication.v1.{kind}")
+      for kind in ("TokenReview", "SelfSubjectReview")),
+    *(("authorization.k8s.io/v1", kind, f"k8s.io.api.authorization.v1.{kind}")
+      for kind in ("SubjectAccessReview", "SelfSubjectAccessReview",
+                   "LocalSubjectAccessReview", "SelfSubjectRulesReview")),
     # client-go sends DeleteOptions in the version of the client that deletes.
     *((version, "DeleteOptions", "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions")
       for version in ("meta.k8s.io/v1", "v1", "apps/v1", "batch/v1", "scheduling.k8s.io/v1",
-                      "discovery.k8s.io/v1")),
+                      "discovery.k8s.io/v1", "rbac.authorization.k8s.io/v1")),
 )
 
 #: Types with a hand-written JSON form, decoded by name rather than field by field.
@@ -114,6 +135,9 @@ SPECIAL: dict[str, str] = {
     "k8s.io.apimachinery.pkg.api.resource.Quantity": "Quantity",
     "k8s.io.apimachinery.pkg.util.intstr.IntOrString": "IntOrString",
     "k8s.io.apimachinery.pkg.runtime.RawExtension": "RawExtension",
+    # ``type ExtraValue []string``: a JSON array the proto wraps in a message.
+    "k8s.io.api.authentication.v1.ExtraValue": "StringList",
+    "k8s.io.api.authorization.v1.ExtraValue": "StringList",
 }
 
 SCALARS = frozenset({"string", "bytes", "bool", "int32", "int64", "uint32", "uint64",
@@ -301,7 +325,7 @@ def build(source: Path) -> tuple[Messages, Roots, list[str]]:
             flags = ""
             if info is not None and not info.inline:
                 json_name = info.json_name or f.name
-                if json_name != f.name:
+                if json_name.lower() != f.name.lower():
                     errors.append(f"{short(name)}.{f.name}: JSON name {json_name} differs")
             if f.label == "opt" and f.type in SCALARS:
                 if info is None:

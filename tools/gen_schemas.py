@@ -76,6 +76,8 @@ PACKAGES: tuple[Package, ...] = (
     *(_api(directory, title) for directory, title in (
         ("core/v1", "core/v1"),
         ("apps/v1", "apps/v1"),
+        ("authentication/v1", "authentication.k8s.io/v1"),
+        ("authorization/v1", "authorization.k8s.io/v1"),
         ("batch/v1", "batch/v1"),
         ("autoscaling/v1", "autoscaling/v1"),
         ("autoscaling/v2", "autoscaling/v2"),

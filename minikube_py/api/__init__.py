@@ -10,9 +10,11 @@ from .apps import RESOURCES as _APPS
 from .batch import RESOURCES as _BATCH
 from .core import RESOURCES as _CORE
 from .discovery import RESOURCES as _DISCOVERY
+from .rbac import RESOURCES as _RBAC
 from .scheduling import RESOURCES as _SCHEDULING
 
-# The install step: every group's resources join the scheme, in discovery order
-# (discovery.k8s.io has the lowest priority of these groups in kube-apiserver).
-for _resource in (*_CORE, *_APPS, *_SCHEDULING, *_BATCH, *_DISCOVERY):
+# The install step: every group's resources join the scheme, in discovery order:
+# kube-apiserver's group priorities (apps 17800, batch 17400,
+# rbac.authorization.k8s.io 17000, scheduling.k8s.io 16600, discovery.k8s.io 16200).
+for _resource in (*_CORE, *_APPS, *_BATCH, *_RBAC, *_SCHEDULING, *_DISCOVERY):
     _kinds.register(_resource)

@@ -630,12 +630,15 @@ def validate_labels(labels: object, path: FieldPath) -> list[FieldError]:
     return errors
 
 
-def validate_label_selector(ls: object, path: FieldPath) -> list[FieldError]:
-    """``metav1 ValidateLabelSelector`` (values are checked, as by default).
+def validate_label_selector(ls: object, path: FieldPath, *,
+                            allow_invalid_values: bool = False) -> list[FieldError]:
+    """``metav1 ValidateLabelSelector``.
 
     ``In``/``NotIn`` need values, ``Exists``/``DoesNotExist`` forbid them, any
     other operator is ``Invalid: not a valid selector operator``; keys must be
-    qualified names and every value a valid label value.
+    qualified names and every value a valid label value, unless
+    ``allow_invalid_values`` (``AllowInvalidLabelValueInSelector``, which
+    updates use when the stored selector already had such values).
     """
     if ls is None:
         return []
@@ -650,11 +653,13 @@ def validate_label_selector(ls: object, path: FieldPath) -> list[FieldError]:
         errors.append(type_invalid(expr_path, expressions, "must be an array"))
         return errors
     for i, expr in enumerate(expressions):
-        errors.extend(_validate_requirement(expr, expr_path.index(i)))
+        errors.extend(_validate_requirement(expr, expr_path.index(i),
+                                            allow_invalid_values=allow_invalid_values))
     return errors
 
 
-def _validate_requirement(expr: object, path: FieldPath) -> list[FieldError]:
+def _validate_requirement(expr: object, path: FieldPath, *,
+                          allow_invalid_values: bool) -> list[FieldError]:
     if not isinstance(expr, Mapping):
         return [type_invalid(path, expr, "must be an object")]
     errors: list[FieldError] = []
@@ -688,7 +693,7 @@ def _validate_requirement(expr: object, path: FieldPath) -> list[FieldError]:
     for i, value in enumerate(values):
         if not isinstance(value, str):
             errors.append(type_invalid(values_path.index(i), value, "must be a string"))
-            continue
-        errors.extend(
-            invalid(values_path.index(i), value, msg) for msg in is_valid_label_value(value))
+        elif not allow_invalid_values:
+            errors.extend(invalid(values_path.index(i), value, msg)
+                          for msg in is_valid_label_value(value))
     return errors

@@ -38,8 +38,9 @@ import yaml
 
 from . import errors
 from .apply import apply_patch, record_update
+from .gojson import MAP_TYPE, json_kind, syntax_error
 from .patch_json import decode_operations, json_merge_patch, json_patch
-from .patch_smp import json_kind, strategic_merge_patch
+from .patch_smp import strategic_merge_patch
 
 __all__ = [
     "APPLY",
@@ -75,9 +76,6 @@ _BY_MEDIA = {
     APPLY_PATCH_MEDIA: APPLY,
 }
 
-_MAP_TYPE = "map[string]interface {}"
-
-
 def parse_patch_body(body: bytes, content_type: str) -> tuple[str, Any]:
     """(patch type, decoded body) for a PATCH request; see the module docstring."""
     media = content_type or ""
@@ -107,7 +105,7 @@ def parse_patch_body(body: bytes, content_type: str) -> tuple[str, Any]:
         return patch_type, {}
     if not isinstance(value, dict):
         raise errors.BadRequest(
-            f"json: cannot unmarshal {json_kind(value)} into Go value of type {_MAP_TYPE}")
+            f"json: cannot unmarshal {json_kind(value)} into Go value of type {MAP_TYPE}")
     return patch_type, value
 
 
@@ -115,46 +113,7 @@ def _decode_json(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise errors.BadRequest(_go_syntax_error(text, exc)) from None
-
-
-def _go_syntax_error(text: str, exc: json.JSONDecodeError) -> str:
-    """encoding/json's SyntaxError text for Python's decode error."""
-    if not text[exc.pos:].strip():
-        return "unexpected end of JSON input"
-    char = text[exc.pos]
-    quoted = "'\\''" if char == "'" else f"'{char}'"
-    context = {
-        "Expecting value": "looking for beginning of value",
-        "Expecting property name enclosed in double quotes":
-            "looking for beginning of object key string",
-        "Expecting ':' delimiter": "after object key",
-        "Expecting ',' delimiter": "after object key:value pair"
-        if _innermost_open(text, exc.pos) == "{" else "after array element",
-        "Extra data": "after top-level value",
-    }.get(exc.msg, exc.msg)
-    return f"invalid character {quoted} {context}"
-
-
-def _innermost_open(text: str, pos: int) -> str:
-    """Whether ``pos`` is inside an object or an array (ignoring strings)."""
-    stack: list[str] = []
-    in_string = escaped = False
-    for char in text[:pos]:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "{[":
-            stack.append(char)
-        elif char in "}]" and stack:
-            stack.pop()
-    return stack[-1] if stack else ""
+        raise errors.BadRequest(syntax_error(text, exc)) from None
 
 
 def _decode_apply(text: str) -> Any:
@@ -171,5 +130,5 @@ def _decode_apply(text: str) -> Any:
         return {}
     if not isinstance(value, dict):
         raise errors.BadRequest(f"error decoding YAML: json: cannot unmarshal "
-                                f"{json_kind(value)} into Go value of type {_MAP_TYPE}")
+                                f"{json_kind(value)} into Go value of type {MAP_TYPE}")
     return value

@@ -36,6 +36,7 @@ from typing import Any
 
 from . import errors
 from .gofmt import go_value as go_fmt
+from .gojson import json_kind as json_kind
 from .schema import field_schema
 from .schema_model import LIST, Schema
 
@@ -82,21 +83,6 @@ def strategic_merge_patch(original: Mapping[str, Any], patch: Mapping[str, Any],
 
 
 # ------------------------------------------------------------------ go helpers
-
-
-def json_kind(value: Any) -> str:
-    """The JSON kind Go's decoder names in "cannot unmarshal X into ..."."""
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "null"
 
 
 def _go_type(value: Any) -> str:

@@ -30,6 +30,12 @@ Generated from (kubernetes/kubernetes ``staging/src/k8s.io``, or a vendored copy
 * scheduling_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * discovery_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * discovery_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* rbac_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* rbac_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* authentication_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* authentication_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* authorization_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* authorization_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * meta_v1.proto: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
 * meta_v1_types.go: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
 * runtime.proto: 59e9003f02d6f0c8fff53719a7a0604ec82ee9a9
@@ -49,6 +55,7 @@ SPECIAL: Final = frozenset({
     'MicroTime',
     'Quantity',
     'RawExtension',
+    'StringList',
     'Time',
 })
 
@@ -60,17 +67,31 @@ ROOTS: Final[dict[tuple[str, str], str]] = {
     ('v1', 'ConfigMap'): 'ConfigMap',
     ('v1', 'Endpoints'): 'Endpoints',
     ('v1', 'Service'): 'Service',
+    ('v1', 'Secret'): 'Secret',
+    ('v1', 'ServiceAccount'): 'ServiceAccount',
     ('apps/v1', 'Deployment'): 'Deployment',
     ('apps/v1', 'ReplicaSet'): 'ReplicaSet',
     ('batch/v1', 'Job'): 'Job',
     ('scheduling.k8s.io/v1', 'PriorityClass'): 'PriorityClass',
     ('discovery.k8s.io/v1', 'EndpointSlice'): 'EndpointSlice',
+    ('rbac.authorization.k8s.io/v1', 'Role'): 'Role',
+    ('rbac.authorization.k8s.io/v1', 'ClusterRole'): 'ClusterRole',
+    ('rbac.authorization.k8s.io/v1', 'RoleBinding'): 'RoleBinding',
+    ('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'): 'ClusterRoleBinding',
+    ('authentication.k8s.io/v1', 'TokenRequest'): 'TokenRequest',
+    ('authentication.k8s.io/v1', 'TokenReview'): 'TokenReview',
+    ('authentication.k8s.io/v1', 'SelfSubjectReview'): 'SelfSubjectReview',
+    ('authorization.k8s.io/v1', 'SubjectAccessReview'): 'SubjectAccessReview',
+    ('authorization.k8s.io/v1', 'SelfSubjectAccessReview'): 'SelfSubjectAccessReview',
+    ('authorization.k8s.io/v1', 'LocalSubjectAccessReview'): 'LocalSubjectAccessReview',
+    ('authorization.k8s.io/v1', 'SelfSubjectRulesReview'): 'SelfSubjectRulesReview',
     ('meta.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
     ('v1', 'DeleteOptions'): 'DeleteOptions',
     ('apps/v1', 'DeleteOptions'): 'DeleteOptions',
     ('batch/v1', 'DeleteOptions'): 'DeleteOptions',
     ('scheduling.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
     ('discovery.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
+    ('rbac.authorization.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
 }
 
 MESSAGES: Final[dict[str, dict[int, Field]]] = {
@@ -84,6 +105,9 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         1: ('nodeAffinity', 'opt', 'NodeAffinity', ''),
         2: ('podAffinity', 'opt', 'PodAffinity', ''),
         3: ('podAntiAffinity', 'opt', 'PodAntiAffinity', ''),
+    },
+    'AggregationRule': {
+        1: ('clusterRoleSelectors', 'rep', 'LabelSelector', ''),
     },
     'AppArmorProfile': {
         1: ('type', 'opt', 'string', 'keep'),
@@ -105,6 +129,12 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         1: ('secretName', 'opt', 'string', 'keep'),
         2: ('shareName', 'opt', 'string', 'keep'),
         3: ('readOnly', 'opt', 'bool', ''),
+    },
+    'BoundObjectReference': {
+        1: ('kind', 'opt', 'string', ''),
+        2: ('apiVersion', 'opt', 'string', ''),
+        3: ('name', 'opt', 'string', ''),
+        4: ('uid', 'opt', 'string', ''),
     },
     'CSIVolumeSource': {
         1: ('driver', 'opt', 'string', 'keep'),
@@ -133,6 +163,16 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     },
     'ClientIPConfig': {
         1: ('timeoutSeconds', 'opt', 'int32', 'keep'),
+    },
+    'ClusterRole': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('rules', 'rep', 'PolicyRule', ''),
+        3: ('aggregationRule', 'opt', 'AggregationRule', ''),
+    },
+    'ClusterRoleBinding': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('subjects', 'rep', 'Subject', ''),
+        3: ('roleRef', 'opt', 'RoleRef', ''),
     },
     'ClusterTrustBundleProjection': {
         1: ('name', 'opt', 'string', 'keep'),
@@ -451,6 +491,15 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         4: ('readOnly', 'opt', 'bool', ''),
         5: ('wwids', 'rep', 'string', ''),
     },
+    'FieldSelectorAttributes': {
+        1: ('rawSelector', 'opt', 'string', ''),
+        2: ('requirements', 'rep', 'FieldSelectorRequirement', ''),
+    },
+    'FieldSelectorRequirement': {
+        1: ('key', 'opt', 'string', 'keep'),
+        2: ('operator', 'opt', 'string', 'keep'),
+        3: ('values', 'rep', 'string', ''),
+    },
     'FlexVolumeSource': {
         1: ('driver', 'opt', 'string', 'keep'),
         2: ('fsType', 'opt', 'string', ''),
@@ -577,6 +626,10 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         1: ('matchLabels', 'map', 'string', ''),
         2: ('matchExpressions', 'rep', 'LabelSelectorRequirement', ''),
     },
+    'LabelSelectorAttributes': {
+        1: ('rawSelector', 'opt', 'string', ''),
+        2: ('requirements', 'rep', 'LabelSelectorRequirement', ''),
+    },
     'LabelSelectorRequirement': {
         1: ('key', 'opt', 'string', 'keep'),
         2: ('operator', 'opt', 'string', 'keep'),
@@ -608,6 +661,11 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     },
     'LocalObjectReference': {
         1: ('name', 'opt', 'string', ''),
+    },
+    'LocalSubjectAccessReview': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('spec', 'opt', 'SubjectAccessReviewSpec', ''),
+        3: ('status', 'opt', 'SubjectAccessReviewStatus', ''),
     },
     'ManagedFieldsEntry': {
         1: ('manager', 'opt', 'string', ''),
@@ -738,6 +796,14 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         8: ('kubeProxyVersion', 'opt', 'string', 'keep'),
         9: ('operatingSystem', 'opt', 'string', 'keep'),
         10: ('architecture', 'opt', 'string', 'keep'),
+    },
+    'NonResourceAttributes': {
+        1: ('path', 'opt', 'string', ''),
+        2: ('verb', 'opt', 'string', ''),
+    },
+    'NonResourceRule': {
+        1: ('verbs', 'rep', 'string', ''),
+        2: ('nonResourceURLs', 'rep', 'string', ''),
     },
     'ObjectFieldSelector': {
         1: ('apiVersion', 'opt', 'string', ''),
@@ -965,6 +1031,13 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         1: ('metadata', 'opt', 'ObjectMeta', ''),
         2: ('spec', 'opt', 'PodSpec', ''),
     },
+    'PolicyRule': {
+        1: ('verbs', 'rep', 'string', ''),
+        2: ('apiGroups', 'rep', 'string', ''),
+        3: ('resources', 'rep', 'string', ''),
+        4: ('resourceNames', 'rep', 'string', ''),
+        5: ('nonResourceURLs', 'rep', 'string', ''),
+    },
     'PortStatus': {
         1: ('port', 'opt', 'int32', 'keep'),
         2: ('protocol', 'opt', 'string', 'keep'),
@@ -1053,6 +1126,17 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         3: ('observedGeneration', 'opt', 'int64', ''),
         6: ('conditions', 'rep', 'ReplicaSetCondition', ''),
     },
+    'ResourceAttributes': {
+        1: ('namespace', 'opt', 'string', ''),
+        2: ('verb', 'opt', 'string', ''),
+        3: ('group', 'opt', 'string', ''),
+        4: ('version', 'opt', 'string', ''),
+        5: ('resource', 'opt', 'string', ''),
+        6: ('subresource', 'opt', 'string', ''),
+        7: ('name', 'opt', 'string', ''),
+        8: ('fieldSelector', 'opt', 'FieldSelectorAttributes', ''),
+        9: ('labelSelector', 'opt', 'LabelSelectorAttributes', ''),
+    },
     'ResourceClaim': {
         1: ('name', 'opt', 'string', 'keep'),
         2: ('request', 'opt', 'string', ''),
@@ -1071,9 +1155,29 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         2: ('requests', 'map', 'Quantity', ''),
         3: ('claims', 'rep', 'ResourceClaim', ''),
     },
+    'ResourceRule': {
+        1: ('verbs', 'rep', 'string', ''),
+        2: ('apiGroups', 'rep', 'string', ''),
+        3: ('resources', 'rep', 'string', ''),
+        4: ('resourceNames', 'rep', 'string', ''),
+    },
     'ResourceStatus': {
         1: ('name', 'opt', 'string', 'keep'),
         2: ('resources', 'rep', 'ResourceHealth', ''),
+    },
+    'Role': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('rules', 'rep', 'PolicyRule', ''),
+    },
+    'RoleBinding': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('subjects', 'rep', 'Subject', ''),
+        3: ('roleRef', 'opt', 'RoleRef', ''),
+    },
+    'RoleRef': {
+        1: ('apiGroup', 'opt', 'string', 'keep'),
+        2: ('kind', 'opt', 'string', 'keep'),
+        3: ('name', 'opt', 'string', 'keep'),
     },
     'RollingUpdateDeployment': {
         1: ('maxUnavailable', 'opt', 'IntOrString', ''),
@@ -1100,6 +1204,13 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     'SeccompProfile': {
         1: ('type', 'opt', 'string', 'keep'),
         2: ('localhostProfile', 'opt', 'string', 'keep'),
+    },
+    'Secret': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        5: ('immutable', 'opt', 'bool', 'keep'),
+        2: ('data', 'map', 'bytes', ''),
+        4: ('stringData', 'map', 'string', ''),
+        3: ('type', 'opt', 'string', ''),
     },
     'SecretEnvSource': {
         1: ('', 'opt', 'LocalObjectReference', 'inline'),
@@ -1135,10 +1246,40 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         11: ('seccompProfile', 'opt', 'SeccompProfile', ''),
         12: ('appArmorProfile', 'opt', 'AppArmorProfile', ''),
     },
+    'SelfSubjectAccessReview': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('spec', 'opt', 'SelfSubjectAccessReviewSpec', ''),
+        3: ('status', 'opt', 'SubjectAccessReviewStatus', ''),
+    },
+    'SelfSubjectAccessReviewSpec': {
+        1: ('resourceAttributes', 'opt', 'ResourceAttributes', ''),
+        2: ('nonResourceAttributes', 'opt', 'NonResourceAttributes', ''),
+    },
+    'SelfSubjectReview': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('status', 'opt', 'SelfSubjectReviewStatus', ''),
+    },
+    'SelfSubjectReviewStatus': {
+        1: ('userInfo', 'opt', 'UserInfo', ''),
+    },
+    'SelfSubjectRulesReview': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('spec', 'opt', 'SelfSubjectRulesReviewSpec', ''),
+        3: ('status', 'opt', 'SubjectRulesReviewStatus', ''),
+    },
+    'SelfSubjectRulesReviewSpec': {
+        1: ('namespace', 'opt', 'string', ''),
+    },
     'Service': {
         1: ('metadata', 'opt', 'ObjectMeta', ''),
         2: ('spec', 'opt', 'ServiceSpec', ''),
         3: ('status', 'opt', 'ServiceStatus', ''),
+    },
+    'ServiceAccount': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('secrets', 'rep', 'ObjectReference', ''),
+        3: ('imagePullSecrets', 'rep', 'LocalObjectReference', ''),
+        4: ('automountServiceAccountToken', 'opt', 'bool', 'keep'),
     },
     'ServiceAccountTokenProjection': {
         1: ('audience', 'opt', 'string', ''),
@@ -1192,6 +1333,37 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         4: ('readOnly', 'opt', 'bool', ''),
         5: ('secretRef', 'opt', 'LocalObjectReference', ''),
     },
+    'Subject': {
+        1: ('kind', 'opt', 'string', 'keep'),
+        2: ('apiGroup', 'opt', 'string', ''),
+        3: ('name', 'opt', 'string', 'keep'),
+        4: ('namespace', 'opt', 'string', ''),
+    },
+    'SubjectAccessReview': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('spec', 'opt', 'SubjectAccessReviewSpec', ''),
+        3: ('status', 'opt', 'SubjectAccessReviewStatus', ''),
+    },
+    'SubjectAccessReviewSpec': {
+        1: ('resourceAttributes', 'opt', 'ResourceAttributes', ''),
+        2: ('nonResourceAttributes', 'opt', 'NonResourceAttributes', ''),
+        3: ('user', 'opt', 'string', ''),
+        4: ('groups', 'rep', 'string', ''),
+        5: ('extra', 'map', 'StringList', ''),
+        6: ('uid', 'opt', 'string', ''),
+    },
+    'SubjectAccessReviewStatus': {
+        1: ('allowed', 'opt', 'bool', 'keep'),
+        4: ('denied', 'opt', 'bool', ''),
+        2: ('reason', 'opt', 'string', ''),
+        3: ('evaluationError', 'opt', 'string', ''),
+    },
+    'SubjectRulesReviewStatus': {
+        1: ('resourceRules', 'rep', 'ResourceRule', ''),
+        2: ('nonResourceRules', 'rep', 'NonResourceRule', ''),
+        3: ('incomplete', 'opt', 'bool', 'keep'),
+        4: ('evaluationError', 'opt', 'string', ''),
+    },
     'SuccessPolicy': {
         1: ('rules', 'rep', 'SuccessPolicyRule', ''),
     },
@@ -1212,6 +1384,35 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         2: ('value', 'opt', 'string', ''),
         3: ('effect', 'opt', 'string', 'keep'),
         4: ('timeAdded', 'opt', 'Time', ''),
+    },
+    'TokenRequest': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('spec', 'opt', 'TokenRequestSpec', ''),
+        3: ('status', 'opt', 'TokenRequestStatus', ''),
+    },
+    'TokenRequestSpec': {
+        1: ('audiences', 'rep', 'string', ''),
+        4: ('expirationSeconds', 'opt', 'int64', 'keep'),
+        3: ('boundObjectRef', 'opt', 'BoundObjectReference', ''),
+    },
+    'TokenRequestStatus': {
+        1: ('token', 'opt', 'string', 'keep'),
+        2: ('expirationTimestamp', 'opt', 'Time', ''),
+    },
+    'TokenReview': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('spec', 'opt', 'TokenReviewSpec', ''),
+        3: ('status', 'opt', 'TokenReviewStatus', ''),
+    },
+    'TokenReviewSpec': {
+        1: ('token', 'opt', 'string', ''),
+        2: ('audiences', 'rep', 'string', ''),
+    },
+    'TokenReviewStatus': {
+        1: ('authenticated', 'opt', 'bool', ''),
+        2: ('user', 'opt', 'UserInfo', ''),
+        4: ('audiences', 'rep', 'string', ''),
+        3: ('error', 'opt', 'string', ''),
     },
     'Toleration': {
         1: ('key', 'opt', 'string', ''),
@@ -1244,6 +1445,12 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
     'UncountedTerminatedPods': {
         1: ('succeeded', 'rep', 'string', ''),
         2: ('failed', 'rep', 'string', ''),
+    },
+    'UserInfo': {
+        1: ('username', 'opt', 'string', ''),
+        2: ('uid', 'opt', 'string', ''),
+        3: ('groups', 'rep', 'string', ''),
+        4: ('extra', 'map', 'StringList', ''),
     },
     'Volume': {
         1: ('name', 'opt', 'string', 'keep'),

@@ -30,7 +30,9 @@ would be:
   fractional digits; the zero time (an empty message) is omitted, as JSON
   ``null`` would be;
 * ``Quantity`` is its canonical string, ``IntOrString`` an int or a string,
-  ``FieldsV1`` and ``RawExtension`` the JSON they hold, ``bytes`` base64.
+  ``FieldsV1`` and ``RawExtension`` the JSON they hold, ``bytes`` base64, and a
+  ``StringList`` (a Go ``[]string`` type such as a user's ``ExtraValue``, which
+  the proto wraps in a message of ``items``) a plain array of strings.
 
 Anything the table does not describe is refused, never dropped: an unknown
 field number raises :class:`~.errors.BadRequest` naming the message, the field
@@ -394,6 +396,7 @@ _SPECIAL_FIELDS: Final[dict[str, dict[int, tuple[str, str]]]] = {
     "IntOrString": {1: ("type", "int64"), 2: ("intVal", "int32"), 3: ("strVal", "string")},
     "FieldsV1": {1: ("Raw", "bytes")},
     "RawExtension": {1: ("raw", "bytes")},
+    "StringList": {1: ("items", "string")},
 }
 
 
@@ -416,6 +419,9 @@ def _special(data: bytes, type_name: str, path: str) -> Any:
             return _as_bytes(value)
         return _convert(wire, value, kind, type_name, number, path)
 
+    if type_name == "StringList":
+        return [_convert(wire, value, "string", type_name, 1, path)
+                for wire, value in seen.get(1, [])]
     if type_name in ("Time", "MicroTime"):
         if not data:
             return _OMIT

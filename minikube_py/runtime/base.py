@@ -70,6 +70,9 @@ __all__ = [
     "ImageNotFound",
     "InvalidState",
     "Mount",
+    "PROPAGATION_BIDIRECTIONAL",
+    "PROPAGATION_HOST_TO_CONTAINER",
+    "PROPAGATION_PRIVATE",
     "PortMapping",
     "RuntimeEvent",
     "RuntimeEventStream",
@@ -208,13 +211,24 @@ class Sandbox:
     created_at: float
 
 
+#: Mount propagation (CRI's ``MountPropagation``): ``private`` sees no mount
+#: made on either side after the bind (Kubernetes' ``None``); ``rslave`` sees
+#: the host's later mounts below the path (``HostToContainer``); ``rshared``
+#: also shows the container's own to the host (``Bidirectional``).
+PROPAGATION_PRIVATE = "private"
+PROPAGATION_HOST_TO_CONTAINER = "rslave"
+PROPAGATION_BIDIRECTIONAL = "rshared"
+
+
 @dataclass(frozen=True, slots=True)
 class Mount:
-    """A host path bind-mounted into a container (volumes resolve to these)."""
+    """A host path bind-mounted into a container (volumes resolve to these);
+    ``propagation`` is one of the ``PROPAGATION_*`` values."""
 
     host_path: str
     container_path: str
     read_only: bool = False
+    propagation: str = PROPAGATION_PRIVATE
 
 
 @dataclass(frozen=True, slots=True)

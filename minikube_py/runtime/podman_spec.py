@@ -30,7 +30,9 @@ from .base import (
     LABEL_NAMESPACE,
     LABEL_NODE,
     LABEL_POD_UID,
+    PROPAGATION_PRIVATE,
     ContainerConfig,
+    Mount,
     SandboxConfig,
 )
 from .podman_events import CONFIG_LABEL
@@ -153,6 +155,16 @@ def config_label(config: ContainerConfig) -> str:
                       sort_keys=True, separators=(",", ":"))
 
 
+def _mount(m: Mount) -> dict[str, Any]:
+    """A bind mount; propagation other than private becomes crun's ``rslave`` /
+    ``rshared`` option (applied recursively after the bind)."""
+    options = ["rbind", "ro" if m.read_only else "rw"]
+    if m.propagation != PROPAGATION_PRIVATE:
+        options.append(m.propagation)
+    return {"destination": m.container_path, "source": m.host_path, "type": "bind",
+            "options": options}
+
+
 def container_spec(pod_id: str, config: ContainerConfig, *, name: str,
                    pod_labels: Mapping[str, str], ulimits: Mapping[str, tuple[int, int]],
                    oci_runtime: str | None) -> dict[str, Any]:
@@ -184,9 +196,7 @@ def container_spec(pod_id: str, config: ContainerConfig, *, name: str,
         "resource_limits": resources,
         "r_limits": [{"type": kind, "soft": soft, "hard": hard}
                      for kind, (soft, hard) in sorted(ulimits.items())],
-        "mounts": [{"destination": m.container_path, "source": m.host_path, "type": "bind",
-                    "options": ["rbind", "ro" if m.read_only else "rw"]}
-                   for m in config.mounts],
+        "mounts": [_mount(m) for m in config.mounts],
     }
     if config.command:
         spec["entrypoint"] = list(config.command)

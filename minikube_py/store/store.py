@@ -22,6 +22,11 @@ What it promises (the contract every loop relies on):
 * **Thread safety.** All methods may be called from any thread. Writes are
   serialised by one lock (like a single etcd leader); reads of single objects
   take no lock.
+* **Encryption at rest.** Objects of the resources in ``encrypted`` (Secrets
+  by default) reach the TinyDB file and the journal only encrypted, with just
+  namespace, name and resourceVersion in clear (see :mod:`.encryption`).
+  Everything above the store, and its memory, sees plaintext; plaintext left
+  by an older version is read and rewritten encrypted when the store opens.
 
 The store knows nothing of validation or defaulting: that is the registry's job
 (:mod:`.registry`). It checks only what it needs to key objects.
@@ -29,17 +34,15 @@ The store knows nothing of validation or defaulting: that is the registry's job
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from ..api import kinds
 from ..api.errors import (
@@ -54,9 +57,10 @@ from ..api.errors import (
     ServiceUnavailable,
     forbidden,
 )
-from ..api.fields import FieldSelector, check_supported, field_value
+from ..api.fields import FieldSelector, field_value
 from ..api.labels import Selector
 from ..api.timefmt import format_time
+from .encryption import DEFAULT_ENCRYPTED, Cipher, is_sealed
 from .journal import (
     Durability,
     Journal,
@@ -66,6 +70,7 @@ from .journal import (
     list_segments,
     replay,
 )
+from .listing import Page, decode_continue, matcher, paginate
 from .lockfile import DirLock
 from .snapshot import read_snapshot, write_snapshot
 from .watch import ADDED, DELETED, MODIFIED, Entry, History, Watch, WatchEvent
@@ -75,7 +80,6 @@ log = logging.getLogger(__name__)
 STATE_FILE = "state.json"
 Object = dict[str, Any]
 Clock = Callable[[], float]
-T = TypeVar("T")
 
 
 class StoreWriteError(InternalError):
@@ -99,19 +103,6 @@ def _dumps(obj: Any) -> str:
         raise BadRequest(f"object is not valid JSON: {exc}") from None
 
 
-@dataclass(frozen=True, slots=True)
-class Page(Generic[T]):
-    """A page of a list: items, the listing's resourceVersion, the next token.
-
-    ``continue_token`` is set when more items match; ``remaining`` then counts them.
-    """
-
-    items: list[T]
-    resource_version: int
-    continue_token: str | None = None
-    remaining: int | None = None
-
-
 #: Items as fresh dicts (for loops) or as JSON text (for the API server).
 ListResult = Page[Object]
 RawList = Page[str]
@@ -128,10 +119,11 @@ class DeleteResult:
 class _Table:
     """The objects of one resource: key -> current Entry, plus a sorted key cache."""
 
-    __slots__ = ("entries", "history", "info", "sorted_keys")
+    __slots__ = ("encrypted", "entries", "history", "info", "sorted_keys")
 
     def __init__(self, info: kinds.KindInfo, history_size: int) -> None:
         self.info = info
+        self.encrypted = False  # sealed on disk (see .encryption)
         self.entries: dict[str, Entry] = {}
         self.history = History(history_size)
         self.sorted_keys: list[str] | None = []
@@ -154,7 +146,11 @@ class Store:
         compact_records: int = 100_000,
         compact_interval: float = 60.0,
         clock: Clock = time.time,
+        encrypted: Collection[str] = DEFAULT_ENCRYPTED,
     ) -> None:
+        """``encrypted`` names the resources kept encrypted on disk; names this
+        version does not serve are ignored (so the default is harmless without
+        them). The key file is created when the first served one is named."""
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.state_path = self.directory / STATE_FILE
@@ -167,13 +163,21 @@ class Store:
         self._dirlock = DirLock(self.directory)
         try:
             self._tables = {k.plural: _Table(k, history_size) for k in kinds.KINDS}
+            self._cipher = Cipher(self.directory)  # reads the key file, if any
+            for resource in encrypted:
+                if resource in self._tables:
+                    self._tables[resource].encrypted = True
             self._rv = 0
+            self._disk_form_stale = False  # objects on disk not in their configured form
             replayed = self._load()
+            if any(t.encrypted for t in self._tables.values()):
+                self._cipher.ensure_key()  # after loading: a lost key must not be replaced
             last_seq = max((seq for seq, _ in list_segments(self.directory)), default=0)
             self._journal = Journal(self.directory, last_seq + 1, durability=durability)
-            if replayed:
+            if replayed or self._disk_form_stale:
                 # Fold the replayed journal into the state file now, so a crash loop
-                # never has to replay an ever-growing journal.
+                # never has to replay an ever-growing journal; and leave no plaintext
+                # of an encrypted resource on disk longer than needed.
                 self.compact()
         except BaseException:
             self._dirlock.release()
@@ -193,7 +197,8 @@ class Store:
                 log.warning("%s: ignoring table %r: not a resource this version serves",
                             self.state_path, resource)
                 continue
-            for obj in docs:
+            for doc in docs:
+                obj = self._readable(table, doc, self.state_path)
                 self._install(table, obj, int(obj["metadata"]["resourceVersion"]))
         self._rv = snap_rv
         segments = list_segments(self.directory)
@@ -208,7 +213,7 @@ class Store:
                     log.warning("%s: skipping record for unknown resource %r", path, rec.resource)
                     continue
                 if rec.op == "put" and rec.obj is not None:
-                    self._install(table, rec.obj, rec.rv)
+                    self._install(table, self._readable(table, rec.obj, path), rec.rv)
                 else:
                     table.entries.pop(rec.key, None)
                     table.sorted_keys = None
@@ -217,6 +222,16 @@ class Store:
                  self.directory, self._rv, sum(len(t.entries) for t in self._tables.values()),
                  replayed)
         return replayed
+
+    def _readable(self, table: _Table, doc: Object, source: Path) -> Object:
+        """The plaintext object of a document read from ``source`` (see :mod:`.encryption`)."""
+        sealed = is_sealed(doc)
+        if sealed != table.encrypted:
+            self._disk_form_stale = True
+        if not sealed:
+            return doc
+        return self._cipher.unseal(doc, resource=table.info.plural,
+                                   namespaced=table.info.namespaced, source=source)
 
     def _install(self, table: _Table, obj: Object, rv: int) -> None:
         entry = self._entry(table.info, obj, _dumps(obj), rv)
@@ -285,8 +300,11 @@ class Store:
         meta["resourceVersion"] = str(rv)
         stored = {**obj, "metadata": meta}
         raw = _dumps(stored)
-        self._persist(encode_put(rv, table.info.plural, key, raw))
         entry = self._entry(table.info, stored, raw, rv)
+        if table.encrypted:
+            self._persist(encode_put(rv, table.info.plural, key, self._sealed(entry)))
+        else:
+            self._persist(encode_put(rv, table.info.plural, key, raw))
         if key not in table.entries:
             table.sorted_keys = None
         table.entries[key] = entry
@@ -294,6 +312,9 @@ class Store:
         table.history.append(event, entry, old)
         self._after_write()
         return json.loads(raw)  # type: ignore[no-any-return]
+
+    def _sealed(self, entry: Entry) -> str:
+        return self._cipher.seal(entry.raw, entry.namespace, entry.name, entry.rv)
 
     def _remove(self, table: _Table, key: str, final: Object, old: Entry) -> Object:
         """Delete ``key``; the DELETED event carries ``final`` at the new version."""
@@ -335,40 +356,15 @@ class Store:
             raise NotFound.of(table.info.plural, name, group=table.info.group)
         return entry.raw
 
-    def _matcher(self, table: _Table, namespace: str | None,
-                 label_selector: Selector | None,
-                 field_selector: FieldSelector | None) -> Callable[[Entry], bool]:
-        ns = (namespace or None) if table.info.namespaced else None
-        labels = None
-        if label_selector is not None and not label_selector.empty():
-            labels = label_selector
-        reqs: tuple[Any, ...] = ()
-        if field_selector is not None:
-            check_supported(field_selector, table.info)
-            reqs = tuple(field_selector.requirements)
-
-        def matches(entry: Entry) -> bool:
-            if ns is not None and entry.namespace != ns:
-                return False
-            if labels is not None and not labels.matches(entry.labels):
-                return False
-            for req in reqs:
-                equal = entry.fields.get(req.field, "") == req.value
-                if equal == (req.operator == "!="):
-                    return False
-            return True
-
-        return matches
-
     def _select(self, resource: str, namespace: str | None, label_selector: Selector | None,
                 field_selector: FieldSelector | None, limit: int | None,
                 continue_token: str | None) -> tuple[list[Entry], int, str | None, int | None]:
         table = self._table(resource)
-        matches = self._matcher(table, namespace, label_selector, field_selector)
+        matches = matcher(table.info, namespace, label_selector, field_selector)
         start_after: str | None = None
         token_rv: int | None = None
         if continue_token:
-            token_rv, start_after = _decode_continue(continue_token)
+            token_rv, start_after = decode_continue(continue_token)
         with self._lock:
             rv = self._rv
             keys = table.keys_in_order()
@@ -382,18 +378,8 @@ class Store:
             # Later pages are served from current state but report the first page's
             # version, so a watch started from it misses nothing.
             rv = token_rv
-        selected: list[Entry] = []
-        next_token = None
-        remaining = None
-        for i, entry in enumerate(candidates):
-            if not matches(entry):
-                continue
-            if limit and len(selected) == limit:
-                next_token = _encode_continue(rv, self._key(table.info, selected[-1].namespace,
-                                                            selected[-1].name))
-                remaining = sum(1 for e in candidates[i:] if matches(e))
-                break
-            selected.append(entry)
+        selected, next_token, remaining = paginate(
+            candidates, matches, limit, rv, lambda e: self._key(table.info, e.namespace, e.name))
         return selected, rv, next_token, remaining
 
     def list(self, resource: str, *, namespace: str | None = None,
@@ -575,7 +561,7 @@ class Store:
         longer in the history.
         """
         table = self._table(resource)
-        matches = self._matcher(table, namespace, label_selector, field_selector)
+        matches = matcher(table.info, namespace, label_selector, field_selector)
         rv = _parse_rv(resource_version)
         with self._lock:
             self._check_open()
@@ -602,7 +588,8 @@ class Store:
             with self._lock:
                 old = self._journal
                 segments_before = list_segments(self.directory)
-                if old.records == 0 and len(segments_before) <= 1 and self.state_path.exists():
+                if old.records == 0 and len(segments_before) <= 1 and self.state_path.exists() \
+                        and not self._disk_form_stale:
                     return
                 try:
                     self._journal = Journal(self.directory, old.seq + 1,
@@ -616,12 +603,18 @@ class Store:
                 old.close()
                 rv = self._rv
                 tables = {name: [e.raw for e in t.entries.values()]
-                          for name, t in self._tables.items() if t.entries}
+                          for name, t in self._tables.items() if t.entries and not t.encrypted}
+                to_seal = {name: list(t.entries.values())
+                           for name, t in self._tables.items() if t.entries and t.encrypted}
+            # Sealed outside the write lock: ~10 µs an object adds up over thousands.
+            for name, entries in to_seal.items():
+                tables[name] = [self._sealed(e) for e in entries]
             try:
                 write_snapshot(self.state_path, rv, tables)
             except OSError as exc:
                 log.error("compaction failed, keeping the journal: %s", exc)
                 return
+            self._disk_form_stale = False
             for seq, path in segments_before:
                 if seq <= old.seq:
                     path.unlink(missing_ok=True)
@@ -668,6 +661,11 @@ class Store:
     def resources(self) -> Iterable[str]:
         return self._tables.keys()
 
+    @property
+    def encrypted_resources(self) -> frozenset[str]:
+        """The served resources kept encrypted on disk."""
+        return frozenset(name for name, t in self._tables.items() if t.encrypted)
+
 
 def _parse_rv(value: str | int | None) -> int | None:
     if value is None or value in ("", "0", 0):
@@ -679,21 +677,6 @@ def _parse_rv(value: str | int | None) -> int | None:
     if rv < 0:
         raise BadRequest(f'invalid resourceVersion "{value}": must not be negative')
     return rv
-
-
-def _encode_continue(rv: int, start: str) -> str:
-    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_continue(token: str) -> tuple[int, str]:
-    try:
-        padded = token + "=" * (-len(token) % 4)
-        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        return int(data["rv"]), str(data["start"])
-    except (ValueError, KeyError, TypeError, binascii.Error):
-        raise BadRequest("invalid continue token: it was not returned by this server; "
-                         "restart the list without it") from None
 
 
 __all__ = [

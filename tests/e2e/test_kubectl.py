@@ -248,9 +248,9 @@ def test_debug_gets_kubectls_own_clean_error_not_a_panic(daemon: Daemon):
 
 UNSERVED_AND_SERVED = textwrap.dedent("""\
     apiVersion: v1
-    kind: Secret
+    kind: ResourceQuota
     metadata: {name: mixed}
-    stringData: {k: v}
+    spec: {hard: {pods: "1"}}
     ---
     apiVersion: networking.k8s.io/v1
     kind: Ingress
@@ -276,7 +276,7 @@ def test_an_unserved_kind_fails_alone_and_the_rest_of_the_file_applies(daemon: D
     result = daemon.kubectl("apply", "-f", "-", input=UNSERVED_AND_SERVED, check=False)
     assert result.returncode == 1
     assert "deployment.apps/mixed created" in result.stdout, result.stderr
-    assert 'no matches for kind "Secret" in version "v1"' in result.stderr
+    assert 'no matches for kind "ResourceQuota" in version "v1"' in result.stderr
     assert 'no matches for kind "Ingress" in version "networking.k8s.io/v1"' in result.stderr
     assert "openapi" not in result.stderr
     assert daemon.get_json("deployment", "mixed")["spec"]["replicas"] == 0

@@ -3,6 +3,7 @@
 Writes creates, updates and deletes as fast as it can, compacting often so
 kills also land during compaction, and prints one line per *acknowledged*
 write to stdout (unbuffered): ``<op> <key> <resourceVersion> <counter>``.
+A third argument ``encrypt`` keeps the pods encrypted on disk.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from minikube_py.store.store import Store
 
 def main() -> None:
     directory, seed = sys.argv[1], int(sys.argv[2])
+    encrypted = {"pods"} if sys.argv[3:] == ["encrypt"] else set()
     rng = random.Random(seed)
-    store = Store(directory, compact_records=300, compact_interval=0.05)
+    store = Store(directory, compact_records=300, compact_interval=0.05, encrypted=encrypted)
     out = sys.stdout.fileno()
     os.write(out, b"ready\n")
     counters: dict[str, int] = {}

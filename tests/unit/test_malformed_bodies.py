@@ -68,6 +68,29 @@ VALID: dict[str, dict[str, Any]] = {
                       "metadata": {"name": NAME}, "addressType": "IPv4",
                       "endpoints": [{"addresses": ["10.244.0.9"], "conditions": {}}],
                       "ports": [{"port": 80}]},
+    "Secret": {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": NAME},
+               "type": "Opaque", "data": {"k": "dg=="}},
+    "ServiceAccount": {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": NAME},
+                       "secrets": [{"name": "s"}], "imagePullSecrets": [{"name": "p"}],
+                       "automountServiceAccountToken": False},
+    "Role": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+             "metadata": {"name": NAME},
+             "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]},
+    "ClusterRole": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                    "metadata": {"name": NAME},
+                    "rules": [{"nonResourceURLs": ["/healthz"], "verbs": ["get"]}],
+                    "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"a": "b"}}]}},
+    "RoleBinding": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                    "metadata": {"name": NAME},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                "name": "r"},
+                    "subjects": [{"kind": "User", "name": "u"}]},
+    "ClusterRoleBinding": {"apiVersion": "rbac.authorization.k8s.io/v1",
+                           "kind": "ClusterRoleBinding", "metadata": {"name": NAME},
+                           "roleRef": {"apiGroup": "rbac.authorization.k8s.io",
+                                       "kind": "ClusterRole", "name": "view"},
+                           "subjects": [{"kind": "ServiceAccount", "name": "sa",
+                                         "namespace": NS}]},
 }
 
 #: (dotted path, wrong value) pairs every kind gets; "" is the whole body.
@@ -107,6 +130,21 @@ KIND_SHAPES: dict[str, list[tuple[str, Any]]] = {
     "EndpointSlice": [("addressType", 4), ("endpoints", "x"), ("endpoints.0.addresses", "a"),
                       ("endpoints.0.conditions.ready", "yes"), ("ports", {}),
                       ("ports.0.port", "80"), ("ports.0.name", 1)],
+    # stringData is never stored, so a JSON patch cannot add a key under it.
+    "Secret": [("data", []), ("data.k", 1), ("data.k", "not base64!"), ("stringData", "x"),
+               ("stringData", {"k": 5}), ("type", 1), ("immutable", "yes")],
+    "ServiceAccount": [("secrets", "x"), ("secrets.0", "s"), ("secrets.0.name", 1),
+                       ("imagePullSecrets", {}), ("imagePullSecrets.0.name", []),
+                       ("automountServiceAccountToken", "no")],
+    "Role": [("rules", "x"), ("rules.0", "x"), ("rules.0.verbs", "get"),
+             ("rules.0.apiGroups.0", 1), ("rules.0.resourceNames", {})],
+    "ClusterRole": [("aggregationRule", "x"), ("aggregationRule.clusterRoleSelectors", {}),
+                    ("aggregationRule.clusterRoleSelectors.0.matchLabels", []),
+                    ("rules.0.nonResourceURLs", "/x")],
+    "RoleBinding": [("roleRef", "x"), ("roleRef.kind", 1), ("subjects", "x"),
+                    ("subjects.0", "u"), ("subjects.0.name", 1)],
+    "ClusterRoleBinding": [("roleRef.name", []), ("subjects.0.namespace", 2),
+                           ("subjects", {})],
 }
 
 DELETE_OPTIONS: list[tuple[Any, str]] = [
@@ -237,7 +275,7 @@ def _partial(path: str, value: Any) -> Any:
 
 
 #: Fields that are maps: their keys are named ``field[key]``.
-_MAPS = ("metadata.labels", "metadata.annotations", "data", "binaryData")
+_MAPS = ("metadata.labels", "metadata.annotations", "data", "binaryData", "stringData")
 
 
 def _field(path: str) -> str:

@@ -91,10 +91,11 @@ def test_wrong_version_is_refused():
 
 def test_discovery_routes_and_openapi_pick_the_group_up():
     groups = discovery.api_group_list()["groups"]
-    assert [g["name"] for g in groups] == ["apps", "batch", "discovery.k8s.io", GROUP]
-    assert groups[3]["preferredVersion"] == {"groupVersion": "scheduling.k8s.io/v1",
+    assert [g["name"] for g in groups] == ["apps", "batch", "discovery.k8s.io",
+                                           "rbac.authorization.k8s.io", GROUP]
+    assert groups[-1]["preferredVersion"] == {"groupVersion": "scheduling.k8s.io/v1",
                                              "version": "v1"}
-    assert discovery.api_group(GROUP)["versions"] == [groups[3]["preferredVersion"]]
+    assert discovery.api_group(GROUP)["versions"] == [groups[-1]["preferredVersion"]]
     listing = discovery.resource_list(GROUP, "v1")
     assert listing is not None
     assert listing["resources"] == [{

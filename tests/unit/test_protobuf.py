@@ -299,6 +299,18 @@ def test_empty_quantity_is_zero() -> None:
     assert spec["containers"] == [{"name": "c", "image": "e"}]
 
 
+def test_extra_values_decode_as_plain_string_lists() -> None:
+    """A user's ``extra`` values are a Go ``[]string`` (``ExtraValue``) that the
+    proto wraps in a message of ``items``; JSON has the bare array."""
+    user = s(1, "alice") + entry(4, "scopes", m(2, s(1, "read"), s(1, "write"))) + \
+        entry(4, "none", m(2))
+    body = envelope("authentication.k8s.io/v1", "TokenReview",
+                    m(2, s(1, "t")) + m(3, vi(1, 1), m(2, user)))
+    assert decode_k8s_protobuf(body)["status"] == {
+        "authenticated": True,
+        "user": {"username": "alice", "extra": {"scopes": ["read", "write"], "none": []}}}
+
+
 def test_fixed_width_fields_are_rejected_where_a_varint_is_expected() -> None:
     body = envelope("v1", "Pod", m(2, tag(4, 1) + struct.pack("<q", 5)))
     with pytest.raises(errors.BadRequest, match="wire type 1, expected 0"):
@@ -316,8 +328,8 @@ REFUSALS: list[tuple[str, bytes, str]] = [
     ("group wire type", MAGIC + b"\x0b", "invalid protobuf body: unsupported wire type 3"),
     ("list", envelope("v1", "List", b""), "List is not accepted as a protobuf request body"),
     ("pod list", envelope("v1", "PodList", m(1)), "PodList is not accepted"),
-    ("unknown kind", envelope("v1", "Secret", m(1, s(1, "s"))),
-     'no kind "Secret" is registered for version "v1"'),
+    ("unknown kind", envelope("v1", "ResourceQuota", m(1, s(1, "s"))),
+     'no kind "ResourceQuota" is registered for version "v1"'),
     ("wrong version", envelope("apps/v1beta1", "Deployment", b""),
      'no kind "Deployment" is registered for version "apps/v1beta1"'),
     ("missing kind", envelope("v1", "", b""), "Object 'Kind' is missing"),

@@ -7,6 +7,7 @@ import errno
 import json
 import logging
 import os
+import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -421,7 +422,8 @@ def _crash_copy(src: Path, dst: Path) -> None:
     dst.mkdir()
     for f in src.iterdir():
         if f.name != "lock":
-            (dst / f.name).write_bytes(f.read_bytes())
+            shutil.copyfile(f, dst / f.name)
+            shutil.copymode(f, dst / f.name)  # the key file must stay 0600
 
 
 def test_journal_replays_on_top_of_snapshot_after_a_crash(tmp_path: Path):

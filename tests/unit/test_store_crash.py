@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tinydb import TinyDB
@@ -23,11 +24,12 @@ WRITER = Path(__file__).with_name("crash_writer.py")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_and_kill(directory: Path, seed: int) -> list[tuple[str, str, int, int]]:
+def run_and_kill(directory: Path, seed: int, *extra: str) -> list[tuple[str, str, int, int]]:
+    """Run crash_writer.py (``extra``: its optional arguments), kill it, return its acks."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     # Unbuffered: a buffered readline() of "ready" could take acknowledgement lines
     # into its buffer, where communicate() (reading the raw pipe) never sees them.
-    proc = subprocess.Popen([sys.executable, str(WRITER), str(directory), str(seed)],
+    proc = subprocess.Popen([sys.executable, str(WRITER), str(directory), str(seed), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             bufsize=0)
     assert proc.stdout is not None
@@ -51,6 +53,13 @@ def run_and_kill(directory: Path, seed: int) -> list[tuple[str, str, int, int]]:
 def test_acknowledged_writes_survive_sigkill(tmp_path: Path, seed: int):
     directory = tmp_path / "state"
     acks = run_and_kill(directory, seed)
+    assert_recovered(directory, acks)
+
+
+def assert_recovered(directory: Path, acks: list[tuple[str, str, int, int]],
+                     **store_args: Any) -> None:
+    """Reopening ``directory`` (a Store with ``store_args``) finds exactly the acknowledged
+    writes, and leaves a valid state file."""
     assert len(acks) > 20, "the writer should have acknowledged writes before the kill"
 
     # The state the acknowledged writes describe: key -> (rv, counter).
@@ -62,7 +71,7 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Path, seed: int):
             expected.pop(key, None)
     last_rv = acks[-1][2]
 
-    with Store(directory) as store:
+    with Store(directory, **store_args) as store:
         found = {o["metadata"]["name"]: (int(o["metadata"]["resourceVersion"]),
                                          int(o["metadata"]["annotations"]["n"]))
                  for o in store.list("pods").items}

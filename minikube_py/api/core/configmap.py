@@ -66,7 +66,8 @@ def is_config_map_key(key: str) -> list[str]:
     return errs
 
 
-def _binary_len(value: Any) -> int:
+def decoded_len(value: Any) -> int:
+    """How many bytes the base64 ``value`` holds (a ``[]byte`` field's length)."""
     try:
         return len(base64.b64decode(str(value), validate=True))
     except (binascii.Error, ValueError):
@@ -88,7 +89,7 @@ def validate_config_map(cm: Mapping[str, Any]) -> Errs:
     for key in sorted(binary):
         path = FieldPath.root("binaryData").key(key)
         errs.extend(invalid(path, key, msg) for msg in is_config_map_key(key))
-        total += _binary_len(binary[key])
+        total += decoded_len(binary[key])
     if total > MAX_SIZE:
         errs.append(too_long("", MAX_SIZE))
     return errs
@@ -148,7 +149,7 @@ def describe_config_map(cm: Mapping[str, Any], related: Mapping[str, Any],
     w.write(0, "\nBinaryData\n====\n")
     binary = _m(cm.get("binaryData"))
     for key in sorted(binary):
-        w.write(0, f"{key}: {_binary_len(binary[key])} bytes\n")
+        w.write(0, f"{key}: {decoded_len(binary[key])} bytes\n")
     w.write(0, "\n")
     describe_events(events, w, ctx)
     return w.render()

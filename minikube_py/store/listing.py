@@ -1,0 +1,106 @@
+"""Lists: which stored entries a list or watch selects, and paging through them.
+
+Split out of :mod:`.store` because it needs none of the store's state: it
+works on the immutable :class:`~.watch.Entry` values the store hands over, so
+it runs outside the store's write lock.
+
+Contracts:
+
+* :func:`matcher` checks a field selector up front (``BadRequest`` for a field
+  the resource does not support) and returns a predicate over entries: the
+  namespace (namespaced resources only), the label selector against the
+  indexed labels, the field selector against the indexed fields.
+* :func:`paginate` takes candidates in key order and returns at most
+  ``limit`` matches, with a continue token naming the listing's
+  resourceVersion and the last key returned, and the count of the matches
+  left, as Kubernetes' ``remainingItemCount``.
+* Continue tokens are opaque, URL-safe base64 of ``{"v", "rv", "start"}`` (the
+  shape Kubernetes uses); :func:`decode_continue` raises ``BadRequest`` for
+  anything this server did not issue.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ..api import kinds
+from ..api.errors import BadRequest
+from ..api.fields import FieldSelector, check_supported
+from ..api.labels import Selector
+from .watch import Entry
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    """A page of a list: items, the listing's resourceVersion, the next token.
+
+    ``continue_token`` is set when more items match; ``remaining`` then counts them.
+    """
+
+    items: list[T]
+    resource_version: int
+    continue_token: str | None = None
+    remaining: int | None = None
+
+
+def matcher(info: kinds.KindInfo, namespace: str | None, label_selector: Selector | None,
+            field_selector: FieldSelector | None) -> Callable[[Entry], bool]:
+    """The predicate selecting entries of ``info``'s resource (see the module contract)."""
+    ns = (namespace or None) if info.namespaced else None
+    labels = None
+    if label_selector is not None and not label_selector.empty():
+        labels = label_selector
+    reqs: tuple[Any, ...] = ()
+    if field_selector is not None:
+        check_supported(field_selector, info)
+        reqs = tuple(field_selector.requirements)
+
+    def matches(entry: Entry) -> bool:
+        if ns is not None and entry.namespace != ns:
+            return False
+        if labels is not None and not labels.matches(entry.labels):
+            return False
+        for req in reqs:
+            equal = entry.fields.get(req.field, "") == req.value
+            if equal == (req.operator == "!="):
+                return False
+        return True
+
+    return matches
+
+
+def paginate(candidates: Sequence[Entry], matches: Callable[[Entry], bool], limit: int | None,
+             rv: int, key_of: Callable[[Entry], str]) -> tuple[list[Entry], str | None, int | None]:
+    """(selected entries, continue token, remaining count) of one page."""
+    selected: list[Entry] = []
+    for i, entry in enumerate(candidates):
+        if not matches(entry):
+            continue
+        if limit and len(selected) == limit:
+            remaining = sum(1 for e in candidates[i:] if matches(e))
+            return selected, encode_continue(rv, key_of(selected[-1])), remaining
+        selected.append(entry)
+    return selected, None, None
+
+
+def encode_continue(rv: int, start: str) -> str:
+    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    """(resourceVersion, last key returned) of a token from :func:`encode_continue`."""
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        return int(data["rv"]), str(data["start"])
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise BadRequest("invalid continue token: it was not returned by this server; "
+                         "restart the list without it") from None
