@@ -12,6 +12,8 @@ from typing import Any
 
 from .. import __version__
 from ..api import kinds
+from ..api.core import serviceaccount
+from .reviews import DISCOVERY as _REVIEWS
 
 KUBE_MAJOR, KUBE_MINOR = "1", "32"
 _VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -41,20 +43,28 @@ def _groups() -> dict[str, list[kinds.KindInfo]]:
     return out
 
 
+def _versions() -> dict[str, str]:
+    """Every served group (core: ``""``) and its one version, the review
+    groups (create-only resources, no stored kind) included."""
+    out = {group: infos[0].version for group, infos in _groups().items()}
+    for group, *_ in _REVIEWS:
+        out.setdefault(group, "v1")
+    return out
+
+
 def api_group_list() -> dict[str, Any]:
     groups = []
-    for group in sorted(g for g in _groups() if g):
-        version = _groups()[group][0].version
+    for group, version in sorted((g, v) for g, v in _versions().items() if g):
         gv = {"groupVersion": f"{group}/{version}", "version": version}
         groups.append({"name": group, "versions": [gv], "preferredVersion": gv})
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
 def api_group(group: str) -> dict[str, Any] | None:
-    infos = _groups().get(group)
-    if not group or not infos:
+    version = _versions().get(group)
+    if not group or version is None:
         return None
-    gv = {"groupVersion": f"{group}/{infos[0].version}", "version": infos[0].version}
+    gv = {"groupVersion": f"{group}/{version}", "version": version}
     return {"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": [gv],
             "preferredVersion": gv}
 
@@ -78,7 +88,8 @@ def _subresource(info: kinds.KindInfo, sub: str) -> dict[str, Any]:
 
 def resource_list(group: str, version: str) -> dict[str, Any] | None:
     infos = [i for i in kinds.KINDS if i.group == group and i.version == version]
-    if not infos:
+    virtual = [r for r in _REVIEWS if r[0] == group and version == "v1"]
+    if not infos and not virtual:
         return None
     resources: list[dict[str, Any]] = []
     for info in infos:
@@ -92,6 +103,14 @@ def resource_list(group: str, version: str) -> dict[str, Any] | None:
             entry["categories"] = list(info.categories)
         resources.append(entry)
         resources.extend(_subresource(info, sub) for sub in info.subresources)
+        if info is serviceaccount.INFO:
+            # TokenRequest: served by .reviews, not a stored subresource.
+            resources.append({"name": f"{info.plural}/token", "singularName": "",
+                              "namespaced": True, "group": "authentication.k8s.io",
+                              "version": "v1", "kind": "TokenRequest", "verbs": ["create"]})
+    for _group, resource, kind, namespaced in virtual:
+        resources.append({"name": resource, "singularName": kind.lower(),
+                          "namespaced": namespaced, "kind": kind, "verbs": ["create"]})
     if not group:
         resources.append({"name": "bindings", "singularName": "binding", "namespaced": True,
                           "kind": "Binding", "verbs": ["create"]})

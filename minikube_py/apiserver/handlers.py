@@ -57,6 +57,9 @@ class Request:
     query: dict[str, str]
     headers: Mapping[str, str]
     body: bytes = b""
+    #: Every header as sent (names lower-case), repeated ones included
+    #: (``Impersonate-Group`` may come several times); ``headers`` keeps the last.
+    header_list: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass

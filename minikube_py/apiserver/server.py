@@ -6,8 +6,15 @@ Contract:
   thread per connection (stdlib ``ThreadingHTTPServer``), so a slow or streaming
   client never blocks another.
 * Every path but ``/livez``, ``/readyz``, ``/healthz`` and ``/version`` needs
-  ``Authorization: Bearer <token>``; the token is compared in constant time.
-  A missing or wrong token is a 401 ``Status``.
+  ``Authorization: Bearer <token>``: the admin token or a service-account
+  token (:mod:`.authn`); a missing or wrong one is a 401 ``Status``. The
+  user may act as another through ``Impersonate-*`` headers when allowed to
+  (``kubectl --as``). Then the request is authorized (:mod:`.authz`:
+  ``system:masters`` may do anything, everybody else what RBAC grants); a
+  denial is a 403 in Kubernetes' words, before the request is looked at
+  further.
+* The create-only review resources and ``serviceaccounts/token`` are
+  answered by :mod:`.reviews`.
 * Every failure is a ``Status`` with Kubernetes' reason and code; an
   unexpected exception is logged with its traceback and answered 500, and the
   server keeps serving.
@@ -27,7 +34,6 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-import hmac
 import json
 import logging
 import select
@@ -35,7 +41,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
@@ -48,12 +54,18 @@ from ..api.errors import (
     NotFound,
     RequestEntityTooLarge,
     StatusError,
-    Unauthorized,
 )
+from ..auth.attributes import attributes_for
+from ..auth.impersonation import impersonate
+from ..auth.requestinfo import request_info
+from ..auth.user import UserInfo
 from ..store.registry import Registry
-from . import discovery, openapi, openapi_v2
+from . import discovery, openapi, openapi_v2, reviews
+from .authn import Authenticator
+from .authz import Authorization, forbidden_error
 from .handlers import MAX_BODY, LogSource, Request, ResourceHandlers, Response, json_response
 from .routes import resolve
+from .tokens import TokenIssuer
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +109,17 @@ class APIServer:
                  ready: Callable[[], bool] = lambda: True,
                  tls: ssl.SSLContext | None = None,
                  scheduler: SchedulerInfo | None = None,
-                 also_listen: Sequence[tuple[str, int]] = ()) -> None:
+                 also_listen: Sequence[tuple[str, int]] = (),
+                 issuer: TokenIssuer | None = None) -> None:
+        """``token`` is the admin credential; ``issuer`` signs and checks
+        service-account tokens (None: only the admin token is accepted and
+        ``serviceaccounts/token`` is not served)."""
         if not token:
             raise ValueError("the API server needs a bearer token")
-        self._token = token.encode()
+        self.authenticator = Authenticator(registry.store, admin_token=token, issuer=issuer)
+        self.authorization = Authorization(registry.store)
+        self.reviews = reviews.Reviews(registry.store, authenticator=self.authenticator,
+                                       authorizer=self.authorization, issuer=issuer)
         self._ready = ready
         self._scheduler = scheduler
         self._stopping = threading.Event()
@@ -180,11 +199,18 @@ class APIServer:
 
     # ------------------------------------------------------------------ routing
 
-    def authorized(self, headers: Mapping[str, str]) -> bool:
-        auth = headers.get("authorization", "")
-        scheme, _, token = auth.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(),
-                                                                  self._token)
+    def user(self, req: Request) -> UserInfo:
+        """Who ``req`` acts as: authenticated, impersonation applied, and
+        allowed to make this request (else 401 / 403)."""
+        user = self.authenticator.authenticate(req.headers)
+        if any(k.startswith("impersonate-") for k in req.headers):
+            user = impersonate(user, req.header_list or list(req.headers.items()),
+                               self.authorization.authorize)
+        attrs = attributes_for(user, request_info(req.method, req.path, req.query))
+        decision = self.authorization.authorize(attrs)
+        if not decision.allowed:
+            raise forbidden_error(attrs, decision.reason)
+        return user
 
     def route(self, req: Request) -> Response:
         path = req.path.rstrip("/") or "/"
@@ -199,8 +225,10 @@ class APIServer:
                             "text/plain")
         if path == "/version":
             return json_response(discovery.version())
-        if not self.authorized(req.headers):
-            raise Unauthorized("Unauthorized")
+        user = self.user(req)
+        virtual = reviews.match(path)
+        if virtual is not None:
+            return self.reviews.handle(virtual, req, user)
         target = resolve(path)
         if target is not None:
             return self.handlers.handle(target, req)
@@ -441,7 +469,8 @@ class _Handler(BaseHTTPRequestHandler):
             split = urlsplit(self.path)
             query = dict(parse_qsl(split.query, keep_blank_values=True))
             body = self._read_body(headers)
-            req = Request(method, unquote(split.path), query, headers, body)
+            req = Request(method, unquote(split.path), query, headers, body,
+                          [(k.lower(), v) for k, v in self.headers.items()])
             resp = self.server.api.route(req)
         except StatusError as exc:
             resp = json_response(exc.to_status(), exc.code)
