@@ -168,7 +168,8 @@ SA_SUBJECT = {"kind": "ServiceAccount", "name": "bot"}  # the binding's namespac
 ])
 def test_the_aggregated_default_roles_answer_as_kubernetes(role: str, request_: Attributes,
                                                            allowed: bool):
-    source = StaticRoleSource([*with_aggregation(bootstrap_objects()), binding("RoleBinding", "ClusterRole", role, SA_SUBJECT)])
+    source = StaticRoleSource([*with_aggregation(bootstrap_objects()),
+                               binding("RoleBinding", "ClusterRole", role, SA_SUBJECT)])
     assert RBACAuthorizer(source).authorize(request_).allowed is allowed
 
 
@@ -288,7 +289,8 @@ def test_bootstrap_creates_once_and_puts_back_what_was_removed():
     assert ensure_bootstrap_policy(put, get, put) == []
     stored[("clusterrolebindings", "cluster-admin")]["subjects"] = []
     basic = stored[("clusterroles", "system:basic-user")]
-    basic["rules"] = [*basic["rules"][:1], {"verbs": ["get"], "apiGroups": [""], "resources": ["mine"]}]
+    basic["rules"] = [*basic["rules"][:1],
+                      {"verbs": ["get"], "apiGroups": [""], "resources": ["mine"]}]
     assert ensure_bootstrap_policy(put, get, put) == ["ClusterRole/system:basic-user",
                                                       "ClusterRoleBinding/cluster-admin"]
     assert {"verbs": ["get"], "apiGroups": [""], "resources": ["mine"]} in \
