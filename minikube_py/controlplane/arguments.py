@@ -52,6 +52,10 @@ def add_control_plane_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
                    help="seconds without a node heartbeat before the node is NotReady "
                         "(Unknown) and tainted unreachable (default 50, as Kubernetes)")
+    p.add_argument("--sync-frequency", type=float, default=60.0, metavar="SECONDS",
+                   help="how often each kubelet re-syncs every pod, refreshing its mounted "
+                        "ConfigMaps, Secrets and tokens (default 60, as the kubelet's "
+                        "--sync-frequency)")
     p.add_argument("--default-toleration-seconds", type=int, default=300, metavar="SECONDS",
                    help="how long pods stay bound to a not-ready or unreachable node before "
                         "they are evicted and replaced (default 300, as Kubernetes; a pod's "
@@ -90,6 +94,9 @@ def options_from_args(args: argparse.Namespace) -> Options:
     if not args.node_monitor_grace_period > 0:
         raise ValueError(f"--node-monitor-grace-period {args.node_monitor_grace_period:g}: "
                          "must be more than 0 seconds")
+    if not args.sync_frequency > 0:
+        raise ValueError(f"--sync-frequency {args.sync_frequency:g}: must be more than 0 "
+                         "seconds")
     if args.default_toleration_seconds < 0:
         raise ValueError(f"--default-toleration-seconds {args.default_toleration_seconds}: "
                          "must be 0 or more")
@@ -100,6 +107,7 @@ def options_from_args(args: argparse.Namespace) -> Options:
         podman_socket=args.podman_socket, allow_privileged=args.allow_privileged,
         allow_host_paths=args.allow_host_paths, restart_backoff=backoff,
         node_grace_period=args.node_monitor_grace_period,
+        pod_resync_interval=args.sync_frequency,
         default_toleration_seconds=args.default_toleration_seconds,
         durability="fsync" if args.fsync else "flush",
         service_network=_service_network(args.service_cidr, args.service_node_port_range),

@@ -21,22 +21,28 @@ directory of an ``emptyDir`` volume under the kubelet's state directory.
     ``ExtractContainerResourceValue``; a missing cpu/memory **limit** is the
     node's allocatable (``defaultPodLimitsForDownwardAPI``).
 
-  Other sources (ConfigMaps, Secrets) are not supported yet and leave the
-  variable out. The Services' variables (:mod:`.envvars`) can be referred
+  - ``valueFrom.configMapKeyRef`` / ``secretKeyRef`` and ``envFrom`` (with
+    ``prefix``), read through the API (:mod:`.envsources`); a missing
+    reference that is not ``optional`` raises :class:`~.sources.ConfigError`.
+
+  The Services' variables (:mod:`.envvars`) can be referred
   to and follow the declared ones unless overridden. ``command`` and
   ``args`` are expanded against the result.
 * Resources: CPU request and limit in millicores, memory limit in bytes.
 * Volumes: ``hostPath`` mounts its path; ``emptyDir`` a directory
-  ``<state_dir>/pods/<uid>/volumes/kubernetes.io~empty-dir/<name>``; other
-  volume types are skipped.
+  ``<state_dir>/pods/<uid>/volumes/kubernetes.io~empty-dir/<name>``;
+  ``configMap``, ``secret``, ``downwardAPI`` and ``projected`` their
+  directory written by :mod:`.volumes`, always read-only. ``subPath`` /
+  ``subPathExpr`` mount a path inside the volume (of API data: the file as
+  it is when the container starts). Admission refuses every other type.
 * Sandbox: labels, hostname, host ports, the node's ``cgroup_parent`` and
   the pod's DNS settings (:mod:`.dns`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping, Sequence
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +61,21 @@ from ..runtime.base import (
     SandboxConfig,
     SecurityConfig,
 )
+from .envsources import Warn, expand, make_environment
+from .sources import ObjectSource, SourceData
+from .volumes import data_volume_dir
 
 __all__ = ["container_config", "expand", "pod_dir", "pod_labels", "sandbox_config"]
 
-_MAP_FIELD = re.compile(r"^metadata\.(labels|annotations)\['(.+)'\]$")
+
+class _NoSources:
+    """No ConfigMaps or Secrets (callers that never refer to them)."""
+
+    def get(self, kind: str, namespace: str, name: str) -> SourceData | None:
+        return None
+
+
+_NO_SOURCES = _NoSources()
 
 
 def pod_labels(pod: Mapping[str, Any], node: str) -> dict[str, str]:
@@ -72,143 +89,6 @@ def pod_labels(pod: Mapping[str, Any], node: str) -> dict[str, str]:
 
 def pod_dir(state_dir: Path, uid: str) -> Path:
     return state_dir / "pods" / uid
-
-
-def expand(text: str, env: Mapping[str, str] | Callable[[str], str | None]) -> str:
-    """Kubernetes' ``$(VAR)`` expansion (``third_party/forked/golang/expansion``).
-
-    ``env`` maps a name to its value (a mapping, or a function returning
-    ``None`` for an unknown name, which then stays as ``$(NAME)``).
-    """
-    lookup = env.get if isinstance(env, Mapping) else env
-    out: list[str] = []
-    checkpoint = 0
-    i = 0
-    n = len(text)
-    while i < n:
-        if text[i] == "$" and i + 1 < n:
-            out.append(text[checkpoint:i])
-            nxt = text[i + 1]
-            if nxt == "$":  # an escaped operator
-                out.append("$")
-                i += 1
-            elif nxt == "(":
-                close = text.find(")", i + 2)
-                if close < 0:  # incomplete reference: keep "$(" and go on after it
-                    out.append("$(")
-                    i += 1
-                else:
-                    name = text[i + 2:close]
-                    value = lookup(name)
-                    out.append(value if value is not None else f"$({name})")
-                    i = close
-            else:  # a lone operator: keep it with the character after it
-                out.append("$" + nxt)
-                i += 1
-            checkpoint = i + 1
-        i += 1
-    out.append(text[checkpoint:])
-    return "".join(out)
-
-
-def _field_ref(pod: Mapping[str, Any], path: str, host_ip: str, pod_ip: str) -> str | None:
-    meta = pod.get("metadata") or {}
-    spec = pod.get("spec") or {}
-    simple = {
-        "metadata.name": meta.get("name"),
-        "metadata.namespace": meta.get("namespace"),
-        "metadata.uid": meta.get("uid"),
-        "spec.nodeName": spec.get("nodeName"),
-        "spec.serviceAccountName": spec.get("serviceAccountName"),
-        "status.hostIP": host_ip,
-        "status.hostIPs": host_ip,
-        "status.podIP": pod_ip,
-        "status.podIPs": pod_ip,
-    }
-    if path in simple:
-        value = simple[path]
-        return "" if value is None else str(value)
-    m = _MAP_FIELD.match(path)
-    if m:
-        return str((meta.get(m.group(1)) or {}).get(m.group(2), ""))
-    return None
-
-
-def _quantity(raw: Any) -> Quantity | None:
-    if raw is None:
-        return None
-    try:
-        return Quantity.parse(raw)
-    except (QuantityError, TypeError):
-        return None
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _resource_field_ref(pod: Mapping[str, Any], c: Mapping[str, Any], ref: Mapping[str, Any],
-                        allocatable: tuple[int, int]) -> str | None:
-    """``ExtractContainerResourceValue`` on the pod with the downward-API limit defaults."""
-    spec = pod.get("spec") or {}
-    target: Mapping[str, Any] = c
-    wanted = ref.get("containerName")
-    if wanted:
-        found = next((x for x in [*(spec.get("containers") or []),
-                                  *(spec.get("initContainers") or [])]
-                      if x.get("name") == wanted), None)
-        if found is None:
-            return None
-        target = found
-    kind, _, name = str(ref.get("resource", "")).partition(".")
-    if kind not in ("limits", "requests") or name not in ("cpu", "memory",
-                                                          "ephemeral-storage"):
-        return None
-    divisor = _quantity(ref.get("divisor"))
-    if divisor is None or divisor.is_zero():
-        divisor = Quantity.parse("1")
-    values = (target.get("resources") or {}).get(kind) or {}
-    q = _quantity(values.get(name))
-    if name == "cpu":
-        millis = q.milli_value() if q is not None else 0
-        if q is None and kind == "limits":
-            millis = allocatable[0]
-        return str(_ceil_div(millis, max(1, divisor.milli_value())))
-    amount = q.value() if q is not None else 0
-    if q is None and kind == "limits" and name == "memory":
-        amount = allocatable[1]
-    return str(_ceil_div(amount, max(1, divisor.value())))
-
-
-def _env(pod: Mapping[str, Any], c: Mapping[str, Any], host_ip: str, pod_ip: str,
-         allocatable: tuple[int, int],
-         service: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    values: dict[str, str] = {}
-    out: list[tuple[str, str]] = []
-
-    def lookup(name: str) -> str | None:
-        # makeEnvironmentVariables: declared variables first, then the Services'.
-        found = values.get(name)
-        return found if found is not None else service.get(name)
-    for var in c.get("env") or []:
-        name = str(var.get("name", ""))
-        if "valueFrom" in var:
-            source = var.get("valueFrom") or {}
-            field_ref = source.get("fieldRef")
-            resource_ref = source.get("resourceFieldRef")
-            value: str | None = None
-            if isinstance(field_ref, Mapping):
-                value = _field_ref(pod, str(field_ref.get("fieldPath", "")), host_ip, pod_ip)
-            elif isinstance(resource_ref, Mapping):
-                value = _resource_field_ref(pod, c, resource_ref, allocatable)
-            if value is None:
-                continue  # a source we cannot resolve yet (ConfigMap, Secret, ...)
-        else:
-            value = expand(str(var.get("value", "")), lookup)
-        values[name] = value
-        out.append((name, value))
-    out.extend((k, service[k]) for k in sorted(service) if k not in values)
-    return tuple(out)
 
 
 def _millis(resources: Any, kind: str, name: str) -> int:
@@ -243,7 +123,8 @@ def _ports(c: Mapping[str, Any]) -> tuple[PortMapping, ...]:
                  for p in c.get("ports") or [])
 
 
-def _mounts(pod: Mapping[str, Any], c: Mapping[str, Any], state_dir: Path) -> tuple[Mount, ...]:
+def _mounts(pod: Mapping[str, Any], c: Mapping[str, Any], state_dir: Path,
+            env: Mapping[str, str]) -> tuple[Mount, ...]:
     spec = pod.get("spec") or {}
     uid = str((pod.get("metadata") or {}).get("uid", ""))
     volumes = {str(v.get("name")): v for v in spec.get("volumes") or []}
@@ -251,27 +132,49 @@ def _mounts(pod: Mapping[str, Any], c: Mapping[str, Any], state_dir: Path) -> tu
     for vm in c.get("volumeMounts") or []:
         vol = volumes.get(str(vm.get("name")))
         if vol is None:
-            continue
+            continue  # validation refuses a mount of an undeclared volume
+        read_only = bool(vm.get("readOnly", False))
+        data_dir = data_volume_dir(pod_dir(state_dir, uid), vol)
         if "hostPath" in vol:
-            source = str((vol.get("hostPath") or {}).get("path", ""))
+            root = Path(str((vol.get("hostPath") or {}).get("path", "")))
         elif "emptyDir" in vol:
-            path = pod_dir(state_dir, uid) / "volumes" / "kubernetes.io~empty-dir" / vol["name"]
-            path.mkdir(parents=True, exist_ok=True)
-            source = str(path)
-        else:
-            continue  # volume types without a source on this node yet
-        out.append(Mount(source, str(vm.get("mountPath", "")), bool(vm.get("readOnly", False))))
+            root = pod_dir(state_dir, uid) / "volumes" / "kubernetes.io~empty-dir" / vol["name"]
+            root.mkdir(parents=True, exist_ok=True)
+        elif data_dir is not None:
+            # API data is always mounted read-only (Kubernetes' ReadOnlyAPIDataVolumes).
+            root, read_only = data_dir, True
+        else:  # admission refuses every other volume type
+            raise ValueError(f'volume "{vol.get("name")}" has a type this kubelet cannot mount')
+        source = root
+        sub_path = expand(str(vm.get("subPathExpr") or ""), env) if vm.get("subPathExpr") \
+            else str(vm.get("subPath") or "")
+        if sub_path:
+            source = root / sub_path
+            if data_dir is not None:
+                # The file itself, through ..data as it is now: a subPath mount
+                # of a ConfigMap or Secret does not follow later updates.
+                source = Path(os.path.realpath(source))
+            elif not source.exists():
+                source.mkdir(parents=True, exist_ok=True)  # as the kubelet does
+        out.append(Mount(str(source), str(vm.get("mountPath", "")), read_only))
     return tuple(out)
 
 
 def container_config(pod: Mapping[str, Any], c: Mapping[str, Any], *, node: str, init: bool,
                      restart_count: int, host_ip: str, pod_ip: str, state_dir: Path,
                      allocatable: tuple[int, int] = (0, 0),
-                     service_env: Mapping[str, str] | None = None) -> ContainerConfig:
+                     service_env: Mapping[str, str] | None = None,
+                     sources: ObjectSource | None = None,
+                     warn: Warn | None = None) -> ContainerConfig:
     """The runtime config for container spec ``c`` of ``pod``; ``allocatable``
     is the node's ``(cpu millicores, memory bytes)`` (downward-API defaults),
-    ``service_env`` the Services' variables (:mod:`.envvars`)."""
-    env = _env(pod, c, host_ip, pod_ip, allocatable, service_env or {})
+    ``service_env`` the Services' variables (:mod:`.envvars`), ``sources``
+    where ConfigMaps and Secrets are read. Raises
+    :class:`~.sources.ConfigError` for a reference that cannot be resolved
+    (the container waits in ``CreateContainerConfigError``)."""
+    env = make_environment(pod, c, sources=sources or _NO_SOURCES, host_ip=host_ip,
+                           pod_ip=pod_ip, allocatable=allocatable,
+                           service_env=service_env or {}, warn=warn)
     values = dict(env)
     resources = c.get("resources") or {}
     labels = {**pod_labels(pod, node), LABEL_CONTAINER_NAME: str(c.get("name", "")),
@@ -287,7 +190,7 @@ def container_config(pod: Mapping[str, Any], c: Mapping[str, Any], *, node: str,
         cpu_millis_request=_millis(resources, "requests", "cpu"),
         cpu_millis_limit=_millis(resources, "limits", "cpu"),
         memory_limit_bytes=_millis(resources, "limits", "memory"),
-        mounts=_mounts(pod, c, state_dir), security=_security(pod.get("spec") or {}, c),
+        mounts=_mounts(pod, c, state_dir, values), security=_security(pod.get("spec") or {}, c),
         labels=labels, init=init)
 
 

@@ -92,9 +92,12 @@ from .node_cgroup import DEFAULT_CGROUP_ROOT, NodeCgroup
 from .node_status import NodeStatusReporter
 from .pleg import RuntimeLister, Snapshot, changed_keys, next_tick
 from .probes import ProbeManager
+from .sources import ClientSources
 from .status import TERMINAL_PHASES, container_name, group_instances
 from .sync import PodSyncer
 from .terminator import Terminator
+from .tokens import TokenCache, TokenSource
+from .volumes import VolumeManager
 
 __all__ = ["Kubelet"]
 
@@ -137,7 +140,10 @@ class Kubelet:
                  backoff_reset: float = 600.0, probe_time_scale: float = 1.0,
                  cgroup_root: Path | None = DEFAULT_CGROUP_ROOT, cluster: str = "",
                  readings: Callable[[Path], HostReadings] = HostReadings.read,
-                 networking: PodNetworking | None = None) -> None:
+                 networking: PodNetworking | None = None,
+                 token_source: TokenSource | None = None) -> None:
+        """``token_source`` issues the service-account tokens of projected
+        volumes (None: a pod asking for one fails its mount, with that said)."""
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -173,7 +179,12 @@ class Kubelet:
                                 terminator=self.terminator,
                                 allocatable=(node.cpu_millis, node.memory_bytes),
                                 cgroup_parent=lambda: self.cgroup.parent,
-                                on_written=self._remember, networking=networking)
+                                on_written=self._remember, networking=networking,
+                                sources=ClientSources(client),
+                                volumes=VolumeManager(
+                                    ClientSources(client),
+                                    TokenCache(token_source, clock=clock),
+                                    allocatable=(node.cpu_millis, node.memory_bytes)))
         self._pods: dict[str, Object] = {}
         self._pods_lock = threading.Lock()
         self._stop = threading.Event()

@@ -86,6 +86,7 @@ from .dns import PodNetworking, pod_dns
 from .envvars import service_env
 from .probes import ProbeManager, ProbeSpec, Result, run_handler
 from .pull import ImagePuller, go_duration
+from .sources import ConfigError, ObjectSource
 from .status import (
     TERMINAL_PHASES,
     container_name,
@@ -95,6 +96,7 @@ from .status import (
     rfc3339,
 )
 from .terminator import Terminator, parallel
+from .volumes import VolumeManager
 
 __all__ = ["PodSyncer", "go_duration"]
 
@@ -102,6 +104,12 @@ log = logging.getLogger(__name__)
 
 #: ``terminationGracePeriodSeconds`` when a pod does not say.
 DEFAULT_GRACE_SECONDS = 30.0
+#: Retry delays of a pod whose volumes cannot be set up yet: doubling from
+#: the first to the cap (the kubelet's volume manager backs off likewise).
+MOUNT_RETRY_FIRST, MOUNT_RETRY_CAP = 1.0, 8.0
+#: A container whose configuration cannot be made yet.
+CONFIG_ERROR = "CreateContainerConfigError"
+CONFIG_RETRY = 2.0
 
 
 def _latest(instances: Mapping[str, list[ContainerStatus]], name: str) -> ContainerStatus | None:
@@ -138,7 +146,9 @@ class PodSyncer:
                  terminator: Terminator, allocatable: tuple[int, int] = (0, 0),
                  cgroup_parent: Callable[[], str] = lambda: "",
                  on_written: Callable[[Object], None] | None = None,
-                 networking: PodNetworking | None = None) -> None:
+                 networking: PodNetworking | None = None,
+                 sources: ObjectSource | None = None,
+                 volumes: VolumeManager | None = None) -> None:
         self.client = client
         self.runtime = runtime
         self.recorder = recorder
@@ -154,6 +164,10 @@ class PodSyncer:
         self.cgroup_parent = cgroup_parent
         self._on_written = on_written
         self.networking = networking or PodNetworking()
+        self.sources = sources
+        self.volumes = volumes
+        #: pod uid -> (failed set-ups in a row, last FailedMount messages).
+        self._mount_failures: dict[str, tuple[int, tuple[tuple[str, str], ...]]] = {}
         self.images = ImagePuller(runtime, recorder, clock=clock)
         self._lock = threading.Lock()
         #: (pod uid, container name) -> (waiting reason, message): what the
@@ -214,6 +228,10 @@ class PodSyncer:
         self.images.forget(uid)
         self.probes.remove_pod(uid)
         self.admitter.forget(uid)
+        with self._lock:
+            self._mount_failures.pop(uid, None)
+        if self.volumes is not None:
+            self.volumes.forget(uid)
         shutil.rmtree(pod_dir(self.state_dir, uid), ignore_errors=True)
 
     def _waiting(self, pod: Object) -> dict[str, tuple[str, str]]:
@@ -463,6 +481,14 @@ class PodSyncer:
         if rejection is not None:
             self._reject(pod, rejection)
             return None
+        retry = self._set_up_volumes(pod)
+        if retry is not None:
+            # WaitForAttachAndMount failed: nothing is started or restarted, what
+            # runs keeps running, and the pod is tried again.
+            ready = [sb for sb in sandboxes if sb.state == SANDBOX_READY]
+            self.write_status(pod, ready[-1] if ready else None,
+                              self.runtime.list_containers(ready[-1].id) if ready else [])
+            return retry
         sandbox = self._ensure_sandbox(pod, sandboxes)
         if sandbox is None:
             self.write_status(pod, None, [])
@@ -490,6 +516,9 @@ class PodSyncer:
                 elif latest.state == CONTAINER_EXITED and (
                         policy == "Always" or (policy == "OnFailure" and latest.exit_code != 0)):
                     requeue.extend(self._restart(pod, sandbox, c, latest, init=False))
+        if any(reason == CONFIG_ERROR for reason, _ in self._waiting(pod).values()):
+            # A missing ConfigMap or Secret may appear any moment: look again soon.
+            requeue.append(CONFIG_RETRY)
         containers = self.runtime.list_containers(sandbox.id)
         self.probes.update(pod, sandbox.ip, group_instances(containers))
         self.write_status(pod, sandbox, containers)
@@ -525,6 +554,27 @@ class PodSyncer:
                 self.runtime.stop_container(cid, max(0.0, deadline - self.clock()))
 
             self.terminator.submit(f"kill/{latest.id}", kill)
+
+    def _set_up_volumes(self, pod: Object) -> float | None:
+        """Write (or refresh) the pod's API-data volumes; None when all are
+        ready, else the delay before the next try (after a ``FailedMount``
+        event for each volume whose message is new)."""
+        if self.volumes is None:
+            return None
+        uid = str(pod["metadata"].get("uid", ""))
+        failures = tuple(self.volumes.set_up(pod, pod_dir(self.state_dir, uid)))
+        with self._lock:
+            if not failures:
+                self._mount_failures.pop(uid, None)
+                return None
+            count, reported = self._mount_failures.get(uid, (0, ()))
+            self._mount_failures[uid] = (count + 1, failures)
+        for volume, message in failures:
+            if (volume, message) not in reported:
+                self.recorder.record(pod, EVENT_WARNING, "FailedMount",
+                                     f'MountVolume.SetUp failed for volume "{volume}" : '
+                                     f"{message}")
+        return float(min(MOUNT_RETRY_CAP, MOUNT_RETRY_FIRST * 2 ** count))
 
     def _ensure_sandbox(self, pod: Object, sandboxes: list[Sandbox]) -> Sandbox | None:
         ready = [sb for sb in sandboxes if sb.state == SANDBOX_READY]
@@ -592,14 +642,23 @@ class PodSyncer:
             attempt = restart_count(latest) + 1 if latest is not None else \
                 self._attempt_from_status(pod, name, init)
             links = (pod.get("spec") or {}).get("enableServiceLinks") is not False
-            config = container_config(pod, c, node=self.node, init=init,
-                                      restart_count=attempt, host_ip=self.host_ip,
-                                      pod_ip=sandbox.ip, state_dir=self.state_dir,
-                                      allocatable=self.allocatable,
-                                      service_env=service_env(
-                                          self.networking.services(),
-                                          str(pod["metadata"].get("namespace") or ""),
-                                          enable_service_links=links))
+
+            def warn(reason: str, message: str) -> None:
+                self.recorder.record(pod, EVENT_WARNING, reason, message)
+
+            try:
+                config = container_config(pod, c, node=self.node, init=init,
+                                          restart_count=attempt, host_ip=self.host_ip,
+                                          pod_ip=sandbox.ip, state_dir=self.state_dir,
+                                          allocatable=self.allocatable,
+                                          service_env=service_env(
+                                              self.networking.services(),
+                                              str(pod["metadata"].get("namespace") or ""),
+                                              enable_service_links=links),
+                                          sources=self.sources, warn=warn)
+            except ConfigError as exc:
+                self._fail(pod, uid, name, field_path, CONFIG_ERROR, str(exc))
+                return False
             try:
                 cid = self.runtime.create_container(sandbox.id, config)
             except ContainerRuntimeError as exc:

@@ -49,7 +49,6 @@ def test_env_values_field_refs_and_expansion(tmp_path):
         {"name": "HOST", "valueFrom": {"fieldRef": {"fieldPath": "status.hostIP"}}},
         {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
         {"name": "APP", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['app']"}}},
-        {"name": "SECRET", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
     ], command=["sh", "-c"], args=["echo $(B) from $(POD)"])
     cfg = config(p, tmp_path)
     assert dict(cfg.env) == {"A": "hello", "B": "hello world", "POD": "web", "NS": "prod",
@@ -83,8 +82,10 @@ def test_volumes_become_mounts(tmp_path):
                           {"name": "cfg", "mountPath": "/etc/cfg"}])
     cfg = config(p, tmp_path)
     empty_dir = tmp_path / "pods" / "u-1" / "volumes" / "kubernetes.io~empty-dir" / "scratch"
+    cfg_dir = tmp_path / "pods" / "u-1" / "volumes" / "kubernetes.io~configmap" / "cfg"
     assert cfg.mounts == (Mount(str(empty_dir), "/tmp/s", False),
-                          Mount("/srv/data", "/data", True))
+                          Mount("/srv/data", "/data", True),
+                          Mount(str(cfg_dir), "/etc/cfg", True))  # API data: read-only
     assert empty_dir.is_dir()
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from minikube_py.kubelet.containers import container_config, expand
+from minikube_py.kubelet.sources import ConfigError
 
 from .conftest import GI, MI, create_pod, get_pod, pod_in_phase
 
@@ -88,11 +89,16 @@ def test_resource_field_refs(tmp_path, resources, source, value):
     assert env_of(p, tmp_path)["X"] == value
 
 
-def test_unresolvable_sources_are_left_out(tmp_path):
-    env = env_of(pod([{"name": "S", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
-                      {"name": "X", "valueFrom": resource("limits.cpu", container="nope")},
-                      {"name": "Y", "valueFrom": field("status.phase")}]), tmp_path)
-    assert env == {}
+def test_a_missing_secret_and_an_invalid_reference_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match='^secret "s" not found$'):
+        env_of(pod([{"name": "S", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]),
+               tmp_path)
+    # The API refuses these; a kubelet that met one would fail as Kubernetes'.
+    with pytest.raises(ConfigError, match="^container nope not found$"):
+        env_of(pod([{"name": "X", "valueFrom": resource("limits.cpu", container="nope")}]),
+               tmp_path)
+    with pytest.raises(ConfigError, match="^unsupported fieldPath: status.phase$"):
+        env_of(pod([{"name": "Y", "valueFrom": field("status.phase")}]), tmp_path)
 
 
 @pytest.mark.parametrize(("text", "env", "expected"), [
