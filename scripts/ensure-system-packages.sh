@@ -14,6 +14,8 @@ declare -A PROBE=(
   [python3-venv]="python3-venv-check"
   [kubernetes-client]="kubectl"
   [nftables]="/usr/sbin/nft"
+  # Debian's official Kubernetes client, for the python-client image in-cluster tests run
+  [python3-kubernetes]="/usr/lib/python3/dist-packages/kubernetes/__init__.py"
 )
 
 have() {

@@ -4,6 +4,9 @@ The registry (:mod:`minikube_py.store.registry`) runs one :class:`Chain` and
 knows no kind by name; each plugin here says which resources it acts on, as
 Kubernetes' admission plugins check ``a.GetResource()``:
 
+* :mod:`.serviceaccount` - ``ServiceAccount`` (pods get an account and,
+  unless told not to, its token volume; off unless the chain is built with
+  ``service_accounts=True``, so bare registries in tests need no accounts);
 * :mod:`.priority` - ``Priority`` (pods get their class's priority; one global
   default class; built-in classes cannot be deleted);
 * :mod:`.tolerations` - ``DefaultTolerationSeconds``;
@@ -25,6 +28,7 @@ from typing import Any
 from ..api.kinds import KindInfo
 from . import namespaces, podsecurity, priority, tolerations
 from .podsecurity import SecurityPolicy
+from .serviceaccount import ServiceAccountAdmission
 from .services import NOTHING, SERVICES, ServiceAllocation, ServiceNetwork, Txn
 from .storage import Create, Object, Storage
 
@@ -39,11 +43,16 @@ class Chain:
 
     def __init__(self, storage: Storage, *, security: SecurityPolicy,
                  toleration_seconds: int | None,
-                 service_network: ServiceNetwork | None = None) -> None:
+                 service_network: ServiceNetwork | None = None,
+                 service_accounts: bool = False,
+                 mount_service_account_token: bool = True) -> None:
         self.storage = storage
         self.security = security
         self.toleration_seconds = toleration_seconds
         self.services = ServiceAllocation(storage, service_network)
+        #: ``None``: the ServiceAccount plugin is off.
+        self.service_accounts = ServiceAccountAdmission(
+            storage, mount_token=mount_service_account_token) if service_accounts else None
 
     def begin_create(self, info: KindInfo, obj: Object) -> Txn:
         """Allocation for a new object, after mutating admission and before the
@@ -69,6 +78,8 @@ class Chain:
         """Mutating admission on create (before the strategy prepares the
         object); ``name`` is what errors call it (its generateName if unnamed)."""
         if info.plural == _PODS:
+            if self.service_accounts is not None:  # before Priority, as in Kubernetes
+                self.service_accounts.admit_create(obj, name)
             priority.admit_pod(self.storage, obj, name)
             tolerations.admit(obj, self.toleration_seconds)
 
@@ -76,6 +87,8 @@ class Chain:
                       subresource: str | None) -> None:
         """Mutating admission on update; subresource writes are left alone."""
         if info.plural == _PODS and subresource is None:
+            if self.service_accounts is not None:
+                self.service_accounts.admit_update(new)
             priority.keep_pod_priority(new, old)
             tolerations.admit(new, self.toleration_seconds)
 

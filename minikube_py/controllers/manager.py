@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ..client.base import Client
 from ..client.shared import SharedInformers
 from .base import Controller
+from .clusterroleaggregation import ClusterRoleAggregationController
 from .clusterservices import ClusterService, ClusterServicesController
 from .deployment import DeploymentController
 from .endpoints import EndpointsController
@@ -29,6 +30,8 @@ from .namespace import NamespaceController
 from .nodelifecycle import DEFAULT_GRACE_PERIOD, DEFAULT_MONITOR_PERIOD, NodeLifecycleController
 from .podgc import PodGC
 from .replicaset import ReplicaSetController
+from .rootcapublisher import RootCACertPublisher
+from .serviceaccounts import ServiceAccountsController
 from .servicelb import DEFAULT_POOL, ServiceLBController
 from .ttlafterfinished import TTLAfterFinishedController
 
@@ -52,6 +55,9 @@ class ManagerOptions:
     load_balancer_ips: tuple[str, ...] = DEFAULT_POOL
     #: The system Services (``kubernetes``, ``kube-dns``) and their endpoints.
     cluster_services: tuple[ClusterService, ...] = ()
+    #: The cluster CA (PEM) the root-ca-cert-publisher puts in every namespace's
+    #: ``kube-root-ca.crt`` (``--root-ca-file``); ``None``: that controller is off.
+    root_ca: str | None = None
 
 
 class ControllerManager:
@@ -80,7 +86,12 @@ class ControllerManager:
                                 pool=opts.load_balancer_ips),
             ClusterServicesController(client, self.informers, clock=clock,
                                       services=opts.cluster_services),
+            ClusterRoleAggregationController(client, self.informers, clock=clock),
+            ServiceAccountsController(client, self.informers, workers=1, clock=clock),
         ]
+        if opts.root_ca is not None:
+            self.controllers.append(RootCACertPublisher(client, self.informers, workers=1,
+                                                        clock=clock, root_ca=opts.root_ca))
         self._started = False
 
     def get(self, kind: type[Controller]) -> Controller:

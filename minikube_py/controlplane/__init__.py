@@ -26,6 +26,8 @@ from ..admission.services import ServiceNetwork
 from ..api.errors import BadRequest, NotFound
 from ..apiserver import tls
 from ..apiserver.server import APIServer
+from ..apiserver.tokens import TokenIssuer, issuer_for
+from ..auth.bootstrap import ensure_bootstrap_policy
 from ..client import kubeconfig
 from ..client.local import LocalClient
 from ..controllers.manager import ControllerManager, ManagerOptions
@@ -43,6 +45,7 @@ from ..store.journal import Durability
 from ..store.registry import DEFAULT_TOLERATION_SECONDS, Registry
 from ..store.store import Store
 from .networking import Networking, NetworkPlan
+from .tokensource import LocalTokenSource
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,10 @@ DECISION_FILE = Path("scheduler") / "decisions.jsonl"
 RUNTIMES = ("podman", "fake")
 #: Seconds ``stop`` gives all kubelets together (the daemon promises to stop in 5 s).
 KUBELET_STOP_BUDGET = 2.5
+#: Whether pods get their service account's token volume (``kube-api-access-*``)
+#: mounted, Kubernetes' default; off only while a kubelet cannot serve that
+#: projected volume yet.
+AUTOMOUNT_SERVICE_ACCOUNT_TOKEN = True
 
 
 @dataclass(frozen=True)
@@ -250,7 +257,8 @@ class ControlPlane:
                 self._store, security=SecurityPolicy(allow_privileged=opts.allow_privileged,
                                                      allow_host_paths=opts.allow_host_paths),
                 default_toleration_seconds=opts.default_toleration_seconds,
-                service_network=opts.service_network)
+                service_network=opts.service_network, service_accounts=True,
+                mount_service_account_token=AUTOMOUNT_SERVICE_ACCOUNT_TOKEN)
             plan = NetworkPlan(opts.service_network, opts.cluster_domain,
                                self._podman.network if self._podman is not None else None)
             self.networking = Networking(
@@ -260,7 +268,10 @@ class ControlPlane:
             pod_networking = self.networking.pod_networking()
             created = self._registry.ensure_system_namespaces()
             self._registry.ensure_system_priority_classes()
+            ensure_bootstrap_policy(self._registry.create, self._cluster_object,
+                                    self._registry.update)
             token = _load_token(self.state_dir / "token")
+            issuer = TokenIssuer.load(self.state_dir, issuer=issuer_for(opts.cluster_domain))
             client = LocalClient(self._registry, field_manager="minikube-py")
             self._forget_unconfigured_nodes({s.name for s in specs})
             real = opts.runtime == "podman"
@@ -278,7 +289,8 @@ class ControlPlane:
                     # Hollow nodes get no kernel cgroups; real ones enforce their size.
                     cgroup_root=Path("/sys/fs/cgroup") if real else None,
                     cluster=_cluster_id(self.state_dir) if real else "",
-                    networking=pod_networking)
+                    networking=pod_networking,
+                    token_source=LocalTokenSource(self._store, issuer))
             self.node_specs = specs
             self.networking.start()
             for kubelet in self.kubelets.values():
@@ -287,18 +299,22 @@ class ControlPlane:
                                        framework=Framework(profile),
                                        decision_file=self.state_dir / DECISION_FILE)
             self.scheduler.start()
+            # The CA first: the root-ca-cert-publisher hands it to every namespace.
+            ca, cert, key = tls.ensure(self.state_dir, opts.host, plan.tls_names())
             self.controllers = ControllerManager(
                 LocalClient(self._registry, field_manager="kube-controller-manager"),
                 options=ManagerOptions(node_grace_period=opts.node_grace_period,
                                        load_balancer_ips=opts.load_balancer_ips,
-                                       cluster_services=plan.cluster_services()))
+                                       cluster_services=plan.cluster_services(),
+                                       root_ca=ca.read_text()))
+            # Starting also creates, synchronously, the default ServiceAccounts and
+            # kube-root-ca.crt of the namespaces that exist: before the API is ready.
             self.controllers.start()
-            ca, cert, key = tls.ensure(self.state_dir, opts.host, plan.tls_names())
             self.apiserver = APIServer(self._registry, token=token, host=opts.host,
                                        port=opts.port, log_source=_KubeletLogs(self.kubelets),
                                        ready=self.ready, tls=tls.server_context(cert, key),
                                        scheduler=_SchedulerView(self.scheduler),
-                                       also_listen=plan.api_listen())
+                                       also_listen=plan.api_listen(), issuer=issuer)
             self.apiserver.start()
             kubeconfig.write(self.kubeconfig_path, self.apiserver.url, token,
                              ca_pem=ca.read_bytes())
@@ -310,6 +326,14 @@ class ControlPlane:
                  "kubeconfig %s%s", (time.monotonic() - started) * 1000, len(specs),
                  opts.runtime, self.apiserver.url, self.kubeconfig_path,
                  f", created namespaces {', '.join(created)}" if created else "")
+
+    def _cluster_object(self, resource: str, name: str) -> dict[str, Any] | None:
+        """A cluster-scoped object of the store, None if there is none."""
+        assert self._store is not None
+        try:
+            return self._store.get(resource, None, name)
+        except NotFound:
+            return None
 
     def _forget_unconfigured_nodes(self, wanted: set[str]) -> None:
         for node in self.registry.store.list("nodes").items:

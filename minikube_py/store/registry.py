@@ -67,13 +67,20 @@ class Registry:
                  new_uid: Callable[[], str] = lambda: str(uuid.uuid4()),
                  security: SecurityPolicy | None = None,
                  default_toleration_seconds: int | None = DEFAULT_TOLERATION_SECONDS,
-                 service_network: ServiceNetwork | None = None) -> None:
+                 service_network: ServiceNetwork | None = None,
+                 service_accounts: bool = False,
+                 mount_service_account_token: bool = True) -> None:
         self.store = store
         self.clock = clock
         self._new_uid = new_uid
+        # service_accounts: the ServiceAccount admission plugin (pods need an
+        # existing account), off by default so a bare registry needs no
+        # controller creating ``default`` accounts; the control plane turns it on.
         self.admission = Chain(store, security=security or SecurityPolicy(),
                                toleration_seconds=default_toleration_seconds,
-                               service_network=service_network)
+                               service_network=service_network,
+                               service_accounts=service_accounts,
+                               mount_service_account_token=mount_service_account_token)
 
     @property
     def service_network(self) -> ServiceNetwork:

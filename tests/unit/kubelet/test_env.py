@@ -90,14 +90,14 @@ def test_resource_field_refs(tmp_path, resources, source, value):
 
 
 def test_a_missing_secret_and_an_invalid_reference_are_config_errors(tmp_path):
-    with pytest.raises(ConfigError, match='^secret "s" not found$'):
+    with pytest.raises(ConfigError, match=r'^secret "s" not found$'):
         env_of(pod([{"name": "S", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]),
                tmp_path)
     # The API refuses these; a kubelet that met one would fail as Kubernetes'.
-    with pytest.raises(ConfigError, match="^container nope not found$"):
+    with pytest.raises(ConfigError, match=r"^container nope not found$"):
         env_of(pod([{"name": "X", "valueFrom": resource("limits.cpu", container="nope")}]),
                tmp_path)
-    with pytest.raises(ConfigError, match="^unsupported fieldPath: status.phase$"):
+    with pytest.raises(ConfigError, match=r"^unsupported fieldPath: status.phase$"):
         env_of(pod([{"name": "Y", "valueFrom": field("status.phase")}]), tmp_path)
 
 

@@ -332,7 +332,8 @@ def test_describe_shows_kubectls_text_and_y_toggles_yaml(client: HTTPClient, pod
     async def scenario(pilot: Pilot[None], screen: DescribeScreen) -> None:
         await until(pilot, lambda: screen.texts, "the object")
         text = screen.text
-        assert text.startswith("Name:         p1\nNamespace:    default\n")
+        # kubectl's alignment: the widest label is "Service Account:" (pods get one).
+        assert text.startswith("Name:             p1\nNamespace:        default\n")
         for section in ("Init Containers:\n  init:", "Containers:\n  a:", "Events:"):
             assert section in text
         assert client.get("pods", "default", pod)["metadata"]["managedFields"]
