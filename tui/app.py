@@ -49,6 +49,7 @@ from .help import HelpScreen
 from .model import DEFAULT_INTERVAL, ClusterModel, DashboardClient
 from .screens import ApplyDialog, ConfirmDialog, DescribeScreen, LogsScreen, ScaleDialog
 from .views.base import Selection, View
+from .views.config import ConfigView
 from .views.events import EventsView
 from .views.nodes import NodesView
 from .views.pods import PodsView
@@ -68,6 +69,7 @@ VIEWS: Final[tuple[tuple[str, str, type[View]], ...]] = (
     ("workloads", "Workloads", WorkloadsView),
     ("events", "Events", EventsView),
     ("services", "Services", ServicesView),
+    ("config", "Config", ConfigView),
 )
 #: Default seconds between age refreshes of the visible view.
 AGE_TICK: Final = 2.0
@@ -468,6 +470,8 @@ class DashboardApp(App[None]):
                             partial(self.action_show_view, "workloads"))
         yield SystemCommand("endpoints", "show Services and their endpoints",
                             partial(self.action_show_view, "services"))
+        yield SystemCommand("secrets", "show ConfigMaps and Secrets and the pods using them",
+                            partial(self.action_show_view, "config"))
         yield SystemCommand("apply", "apply a manifest file or directory", self.action_apply)
         yield SystemCommand("describe", "describe the selected object", self.action_describe)
         yield SystemCommand("yaml", "YAML of the selected object", self.action_yaml)

@@ -17,8 +17,8 @@ from textual.widgets import Static
 
 #: (where, key, what) for every key the dashboard knows.
 KEYS: Final = (
-    ("everywhere", "1-7", "switch view: Pods, Nodes, Queue, Scores, Workloads, Events, "
-                          "Services"),
+    ("everywhere", "1-8", "switch view: Pods, Nodes, Queue, Scores, Workloads, Events, "
+                          "Services, Config"),
     ("everywhere", ": or ctrl+p", "command palette (views and actions by name)"),
     ("everywhere", "/", "filter the view: text, or -l SELECTOR for labels; esc clears"),
     ("everywhere", "d / y", "describe / YAML of the selected object"),
@@ -36,6 +36,7 @@ KEYS: Final = (
     ("Workloads", "s", "scale the selected Deployment or ReplicaSet"),
     ("Workloads", "r / u", "rollout restart / rollout undo the selected Deployment"),
     ("Services", "enter", "describe the Service; on an endpoint, its pod"),
+    ("Config", "v", "show / hide the values of the selected Secret"),
     ("Logs", "f / p / c", "follow on/off, previous container instance, next container"),
     ("Describe", "y / r", "switch describe and YAML, refresh"),
     ("any screen", "esc", "back"),

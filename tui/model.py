@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 #: The resources the dashboard watches (one informer each).
 RESOURCES: Final = ("nodes", "pods", "deployments", "replicasets", "events", "services",
-                    "endpointslices")
+                    "endpointslices", "configmaps", "secrets")
 #: Samples of usage kept per node for the sparklines.
 HISTORY: Final = 24
 #: Default seconds between two change notifications (the repaint budget).
