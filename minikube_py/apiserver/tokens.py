@@ -34,7 +34,6 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import time
 import uuid
@@ -42,6 +41,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from ..store.atomicfile import write_atomically
 
 __all__ = ["DEFAULT_EXPIRATION", "MIN_EXPIRATION", "TokenClaims", "TokenError", "TokenIssuer",
            "issuer_for"]
@@ -88,13 +89,7 @@ def _load_key(path: Path) -> bytes:
         key = path.read_bytes()
     except FileNotFoundError:
         key = secrets.token_bytes(32)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(key)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        write_atomically(path, key)
         return key
     if len(key) != 32:
         raise TokenError(f"{path}: a service-account signing key is 32 bytes, not {len(key)}")

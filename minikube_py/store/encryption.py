@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import errno
 import hashlib
 import json
 import os
@@ -78,6 +77,8 @@ from typing import Any
 from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
 from nacl.utils import random as random_bytes
+
+from .atomicfile import write_atomically
 
 __all__ = [
     "DEFAULT_ENCRYPTED", "KEY_FILE", "Cipher", "DecryptError", "EncryptionError",
@@ -245,25 +246,9 @@ def _read_key(path: Path) -> bytes | None:
 def _create_key(path: Path) -> bytes:
     """Write a new random key to ``path`` atomically and durably (mode 0600)."""
     key = random_bytes(SecretBox.KEY_SIZE)
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        # O_TRUNC, not O_EXCL: a temp file left by a crash is ours to overwrite.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW,
-                     0o600)
-        try:
-            os.fchmod(fd, 0o600)  # a leftover temp file keeps its old mode otherwise
-            if os.write(fd, key) != len(key):  # never short for 32 bytes, but be sure
-                raise OSError(errno.EIO, "short write")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
         # Replacing is safe: the caller holds the directory lock and found no key.
-        os.replace(tmp, path)
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        write_atomically(path, key)
     except OSError as exc:
         raise KeyFileError(f"cannot create the encryption key {path}: {exc.strerror}") from None
     return key

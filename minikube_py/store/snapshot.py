@@ -19,12 +19,13 @@ old or the new file, never a mix.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tinydb import TinyDB
+
+from .atomicfile import write_atomically
 
 META_TABLE = "_meta"
 FORMAT_VERSION = 1
@@ -48,22 +49,7 @@ def write_snapshot(path: Path, rv: int, tables: Mapping[str, Iterable[str]]) -> 
     parts.append("}")
     data = "".join(parts).encode()
 
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    write_atomically(path, data)
 
 
 def read_snapshot(path: Path) -> tuple[int, dict[str, list[dict[str, Any]]]]:
