@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +18,7 @@ import yaml
 
 from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
 from tests.hostclean import release_cluster
+from tests.inpod import app_container, in_pod, podman
 from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
@@ -85,23 +85,8 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
             release_cluster(state)
 
 
-def podman(d: Daemon, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["podman", "--url", f"unix://{d.state}/podman/podman.sock", *args],
-                          capture_output=True, text=True, timeout=60, check=check)
-
-
-def container_of(d: Daemon, pod: str) -> str:
-    cluster_id = (d.state / "cluster-id").read_text().strip()
-    names = podman(d, "ps", "--format", "{{.Names}}", "--filter",
-                   f"label=minikube-py.io/cluster={cluster_id}", "--filter",
-                   f"label=minikube-py.io/name={pod}").stdout.split()
-    app = [n for n in names if not n.endswith("-infra")]
-    assert app, f"no running container of pod {pod}: {names}"
-    return app[0]
-
-
 def sh(d: Daemon, pod: str, script: str) -> str:
-    return podman(d, "exec", container_of(d, pod), "sh", "-c", script).stdout
+    return in_pod(d, pod, script, check=True)
 
 
 def app_pod(d: Daemon) -> dict[str, Any]:
@@ -127,7 +112,7 @@ def test_a_deployment_sees_exact_values(daemon: Daemon):
     # The atomic writer's layout, and API data is read-only.
     listing = sh(daemon, name, "ls -a /etc/settings")
     assert "..data" in listing.split() and "mode" in listing.split()
-    denied = podman(daemon, "exec", container_of(daemon, name), "sh", "-c",
+    denied = podman(daemon, "exec", app_container(daemon, name), "sh", "-c",
                     "echo x > /etc/settings/new", check=False)
     assert denied.returncode != 0
 

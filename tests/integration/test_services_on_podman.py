@@ -29,6 +29,7 @@ import yaml
 from tests.dnsfake import FakeUpstream
 from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
 from tests.hostclean import release_cluster
+from tests.inpod import app_container, in_pod, podman
 from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
@@ -139,27 +140,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory,
 
 
 # ----------------------------------------------------------------------- helpers
-
-
-def podman(d: Daemon, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["podman", "--url", f"unix://{d.state}/podman/podman.sock", *args],
-                          capture_output=True, text=True, timeout=120, check=check)
-
-
-def app_container(d: Daemon, pod: str) -> str:
-    """The name of the pod's (first) running app container."""
-    cluster_id = (d.state / "cluster-id").read_text().strip()
-    names = podman(d, "ps", "--format", "{{.Names}}", "--filter",
-                   f"label=minikube-py.io/cluster={cluster_id}", "--filter",
-                   f"label=minikube-py.io/name={pod}").stdout.split()
-    app = [n for n in names if not n.endswith("-infra")]
-    assert app, f"no running container of pod {pod}: {names}"
-    return app[0]
-
-
-def in_pod(d: Daemon, pod: str, script: str) -> str:
-    """``sh -c script`` in the pod's (first) app container; its stdout."""
-    return podman(d, "exec", app_container(d, pod), "sh", "-c", script, check=False).stdout
 
 
 def ready_ips(d: Daemon, service: str) -> list[str]:
