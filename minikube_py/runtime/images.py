@@ -18,12 +18,20 @@ way) is rebuilt, so the image always has what this recipe promises
 Builds go through the Podman API (a base URL, or a client) or, given
 neither, through the ``podman build`` command (fixed argv, no shell).
 
+A second image, ``localhost/minikube-py/python-client`` (Debian's python3
+and python3-kubernetes, for pods using the official client in-cluster), is
+made by :mod:`.image_pyclient` on the same terms, but only when asked for
+(``names=``, ``--image``): the tests that run it build it, ``make images``
+and the host check do not.
+
 Command line (``make images`` runs it)::
 
     python -m minikube_py.runtime.images [--url URL] [--images-dir DIR] [--force]
+                                         [--image busybox|python-client ...]
 
 ``--url`` (or ``$MINIKUBE_PY_PODMAN_SOCKET``) names a Podman service; without
-it the ``podman`` command is used directly.
+it the ``podman`` command is used directly. ``--image`` (repeatable) names
+the images to make (default: busybox).
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -51,6 +59,9 @@ from .podman_api import PodmanAPI, error_message, iter_json_lines
 
 __all__ = [
     "BUSYBOX_REPO",
+    "DEFAULT_IMAGES",
+    "IMAGE_NAMES",
+    "PYCLIENT_REPO",
     "HOST_BUSYBOX",
     "SOURCE_LABEL",
     "ImageBuildError",
@@ -64,6 +75,12 @@ __all__ = [
 ]
 
 BUSYBOX_REPO = "localhost/minikube-py/busybox"
+#: Debian's python3 with python3-kubernetes (:mod:`.image_pyclient`).
+PYCLIENT_REPO = "localhost/minikube-py/python-client"
+#: The images :func:`ensure_images` knows, by name (a directory of ``images/``).
+IMAGE_NAMES: Mapping[str, str] = {"busybox": BUSYBOX_REPO, "python-client": PYCLIENT_REPO}
+#: What ``make images`` and the host check build: what every pod and test needs.
+DEFAULT_IMAGES: tuple[str, ...] = ("busybox",)
 HOST_BUSYBOX = Path("/bin/busybox")
 #: Label holding the digest of what an image was built from.
 SOURCE_LABEL = "minikube-py.io/source-digest"
@@ -173,10 +190,10 @@ def _assemble(dest: Path, containerfile: Path, busybox: Path, applets: Sequence[
 
 
 def _tar(directory: Path) -> bytes:
+    # Owners normalised, mtimes kept: Python checks a .pyc against its source's mtime.
     def as_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
         info.uid = info.gid = 0
         info.uname = info.gname = "root"
-        info.mtime = 0
         return info
 
     buf = io.BytesIO()
@@ -286,12 +303,20 @@ def _tags_left(backend: _Backend, old: dict[str, Any]) -> bool:
 
 def ensure_images(target: str | PodmanClient | PodmanAPI | None, *,
                   images_dir: Path | None = None, force: bool = False,
-                  busybox: Path = HOST_BUSYBOX) -> list[str]:
+                  busybox: Path = HOST_BUSYBOX,
+                  names: Sequence[str] = DEFAULT_IMAGES) -> list[str]:
     """Build (or tag) the local images that are missing; returns what was made.
 
     ``target`` is a Podman base URL, a ``PodmanClient``, a :class:`PodmanAPI`,
-    or ``None`` for the ``podman`` command. Raises :class:`ImageBuildError`.
+    or ``None`` for the ``podman`` command. ``names`` are the images to make,
+    of :data:`IMAGE_NAMES`: by default only ``busybox``, which everything
+    needs; ``python-client`` (:mod:`.image_pyclient`) is built by the tests
+    that use it. Raises :class:`ImageBuildError`.
     """
+    unknown = [n for n in names if n not in IMAGE_NAMES]
+    if unknown:
+        raise ImageBuildError(f"unknown image {', '.join(unknown)} "
+                              f"(known: {', '.join(IMAGE_NAMES)})")
     backend: _Backend
     owned: PodmanAPI | None = None
     if target is None:
@@ -305,15 +330,50 @@ def ensure_images(target: str | PodmanClient | PodmanAPI | None, *,
         url = target if isinstance(target, str) else target.api.base_url.geturl()
         owned = PodmanAPI(url)
         backend = _ApiBackend(owned)
+    made: list[str] = []
     try:
-        return _ensure_busybox(backend, images_dir or default_images_dir(), force, busybox)
-    except ContainerRuntimeError as exc:
-        if isinstance(exc, ImageBuildError):
-            raise
-        raise ImageBuildError(f"cannot build {BUSYBOX_REPO}: {exc}") from exc
+        for name in names:
+            try:
+                if name == "busybox":
+                    made += _ensure_busybox(backend, images_dir or default_images_dir(),
+                                            force, busybox)
+                else:
+                    from .image_pyclient import ensure_python_client_image
+
+                    made += ensure_python_client_image(backend, images_dir=images_dir,
+                                                       force=force, busybox=busybox)
+            except ContainerRuntimeError as exc:
+                if isinstance(exc, ImageBuildError):
+                    raise
+                raise ImageBuildError(f"cannot build {IMAGE_NAMES[name]}: {exc}") from exc
+        return made
     finally:
         if owned is not None:
             owned.close()
+
+
+def _ensure_built(backend: _Backend, versioned: str, latest: str, digest: str, force: bool,
+                  assemble: Callable[[Path], None]) -> list[str]:
+    """Build ``versioned`` and ``latest`` from the context ``assemble`` writes
+    into a temporary directory, unless ``versioned`` carries ``digest``
+    already (then only ``latest`` is pointed at it if need be). Images we
+    built before and this build left without a tag are removed."""
+    info = backend.inspect(versioned)
+    latest_info = backend.inspect(latest)
+    if force or info is None or _labels(info).get(SOURCE_LABEL) != digest:
+        with tempfile.TemporaryDirectory(prefix="minikube-py-image-") as tmp:
+            assemble(Path(tmp))
+            backend.build(Path(tmp), [versioned, latest], {SOURCE_LABEL: digest})
+        # Images we built before and just untagged would linger as <none>.
+        olds = {str(old.get("Id")): old for old in (info, latest_info) if old is not None}
+        for image_id, old in olds.items():
+            if SOURCE_LABEL in _labels(old) and not _tags_left(backend, old):
+                backend.remove(image_id)
+        return [versioned, latest]
+    if latest_info is None or latest_info.get("Id") != info.get("Id"):
+        backend.tag(versioned, latest)
+        return [latest]
+    return []
 
 
 def _ensure_busybox(backend: _Backend, images_dir: Path, force: bool,
@@ -332,22 +392,8 @@ def _ensure_busybox(backend: _Backend, images_dir: Path, force: bool,
     if "sh" not in applets:
         raise ImageBuildError(f"{busybox} has no sh applet; install Debian's busybox-static")
     digest = _source_digest(containerfile.read_bytes(), busybox.read_bytes(), applets)
-    info = backend.inspect(versioned)
-    made: list[str] = []
-    latest_info = backend.inspect(latest)
-    if force or info is None or _labels(info).get(SOURCE_LABEL) != digest:
-        with tempfile.TemporaryDirectory(prefix="minikube-py-image-") as tmp:
-            _assemble(Path(tmp), containerfile, busybox, applets)
-            backend.build(Path(tmp), [versioned, latest], {SOURCE_LABEL: digest})
-        # Images we built before and just untagged would linger as <none>.
-        for old in (info, latest_info):
-            if old is not None and SOURCE_LABEL in _labels(old) and not _tags_left(backend, old):
-                backend.remove(str(old.get("Id")))
-        return [versioned, latest]
-    if latest_info is None or latest_info.get("Id") != info.get("Id"):
-        backend.tag(versioned, latest)
-        made.append(latest)
-    return made
+    return _ensure_built(backend, versioned, latest, digest, force,
+                         lambda context: _assemble(context, containerfile, busybox, applets))
 
 
 # ---------------------------------------------------------------------- command line
@@ -356,20 +402,25 @@ def _ensure_busybox(backend: _Backend, images_dir: Path, force: bool,
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m minikube_py.runtime.images",
-        description=f"Build minikube-py's local images ({BUSYBOX_REPO}:<version> and "
-                    ":latest) if they are missing. Offline: needs podman and busybox-static.")
+        description="Build minikube-py's local images (<repo>:<version> and :latest) if "
+                    "they are missing or out of date. Offline: needs podman and "
+                    "busybox-static (python-client: python3-kubernetes).")
     parser.add_argument("--url", default=os.environ.get("MINIKUBE_PY_PODMAN_SOCKET") or None,
                         help="Podman service socket or URL (default: $MINIKUBE_PY_PODMAN_SOCKET, "
                              "else the podman command)")
     parser.add_argument("--images-dir", type=Path, default=None,
                         help=f"where the Containerfiles are (default: {default_images_dir()})")
     parser.add_argument("--force", action="store_true", help="rebuild even if present")
+    parser.add_argument("--image", action="append", choices=sorted(IMAGE_NAMES), default=None,
+                        help="an image to make; repeatable (default: "
+                             f"{', '.join(DEFAULT_IMAGES)})")
     args = parser.parse_args(argv)
+    names = tuple(dict.fromkeys(args.image or DEFAULT_IMAGES))
     target = None if args.url is None else args.url
     if target is not None and target.startswith("/"):
         target = "unix://" + target
     try:
-        made = ensure_images(target, images_dir=args.images_dir, force=args.force)
+        made = ensure_images(target, images_dir=args.images_dir, force=args.force, names=names)
     except ImageBuildError as exc:
         print(f"minikube-py images: {exc}", file=sys.stderr)
         return 1
@@ -377,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for ref in made:
             print(f"built {ref}")
     else:
-        print(f"up to date: {BUSYBOX_REPO}")
+        print(f"up to date: {', '.join(IMAGE_NAMES[n] for n in names)}")
     return 0
 
 
