@@ -472,6 +472,8 @@ class DashboardApp(App[None]):
                             partial(self.action_show_view, "services"))
         yield SystemCommand("secrets", "show ConfigMaps and Secrets and the pods using them",
                             partial(self.action_show_view, "config"))
+        yield SystemCommand("configmaps", "show ConfigMaps and Secrets and the pods using them",
+                            partial(self.action_show_view, "config"))
         yield SystemCommand("apply", "apply a manifest file or directory", self.action_apply)
         yield SystemCommand("describe", "describe the selected object", self.action_describe)
         yield SystemCommand("yaml", "YAML of the selected object", self.action_yaml)

@@ -3,7 +3,8 @@
 Top, every ConfigMap and Secret: KIND, NAMESPACE, NAME, TYPE (the Secret's
 type; ``-`` for a ConfigMap), DATA (kubectl's count: ``data`` plus
 ``binaryData`` keys), AGE and USED BY: the pods of the namespace that refer
-to it (:func:`pod_references`), comma-separated, the first few and ``+N``.
+to it, comma-separated, the first few by name (:func:`used_by_cell`) and
+``+N``.
 Below, the keys of the object under the cursor with their sizes in bytes
 and their values: a ConfigMap's value shows its first
 :data:`VALUE_LINES` lines, joined with ``⏎`` (``…`` when there is more, or a
@@ -43,6 +44,8 @@ CONFIG_COLUMNS: Final = ("KIND", "NAMESPACE", "NAME", "TYPE", "DATA", "AGE", "US
 KEY_COLUMNS: Final = ("KEY", "SIZE", "VALUE")
 #: Pods named in USED BY before ``+N``.
 SHOWN_USERS: Final = 3
+#: Characters of USED BY spent on names (the first name is always shown).
+USERS_WIDTH: Final = 36
 #: Lines of a value shown, and characters of each.
 VALUE_LINES: Final = 3
 VALUE_WIDTH: Final = 40
@@ -50,12 +53,19 @@ _KINDS: Final = {CONFIGMAPS: "ConfigMap", SECRETS: "Secret"}
 
 
 def used_by_cell(pods: list[str]) -> str:
-    """``a, b, c +2`` (sorted), ``-`` for none."""
+    """``a, b, c +2``: the pods by name, at most :data:`SHOWN_USERS` of them and
+    only as many as fit in :data:`USERS_WIDTH` characters (at least one), then
+    ``+N`` for the rest; ``-`` for none."""
     if not pods:
         return "-"
-    shown = ", ".join(sorted(pods)[:SHOWN_USERS])
-    more = len(pods) - SHOWN_USERS
-    return f"{shown} +{more}" if more > 0 else shown
+    names = sorted(set(pods))
+    shown = [names[0]]
+    for name in names[1:SHOWN_USERS]:
+        if len(", ".join([*shown, name])) > USERS_WIDTH:
+            break
+        shown.append(name)
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" +{more}" if more else "")
 
 
 def value_cell(value: str) -> str:

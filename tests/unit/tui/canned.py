@@ -8,6 +8,7 @@ changes when a test changes it.
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 from collections.abc import Iterator, Mapping
@@ -72,8 +73,10 @@ def _pod(name: str, *, namespace: str = "default", node: str | None = None,
          labels: dict[str, str] | None = None, extra_status: dict[str, Any] | None = None,
          init: list[dict[str, Any]] | None = None,
          init_statuses: list[dict[str, Any]] | None = None,
-         deleting: bool = False) -> Object:
-    spec: dict[str, Any] = {"containers": [_container("main", cpu, memory)]}
+         deleting: bool = False, main: dict[str, Any] | None = None,
+         spec_extra: dict[str, Any] | None = None) -> Object:
+    spec: dict[str, Any] = {"containers": [_container("main", cpu, memory) | (main or {})],
+                            **(spec_extra or {})}
     if node:
         spec["nodeName"] = node
     if init:
@@ -109,9 +112,13 @@ NODES = [
 PODS = [
     _pod("web-7d9c5b-abcde", node="node-1", labels={"app": "web"}),
     _pod("web-7d9c5b-fghij", node="node-3", labels={"app": "web"},
-         statuses=[_running("main", restarts=2)]),
+         statuses=[_running("main", restarts=2)],
+         spec_extra={"volumes": [{"name": "conf", "configMap": {"name": "web-config"}}]}),
     _pod("api-5f6b8c-klmno", node="node-1", cpu="500m", memory="512Mi",
          labels={"app": "api"},
+         main={"envFrom": [{"configMapRef": {"name": "web-config"}}],
+               "env": [{"name": "DB_PASSWORD", "valueFrom": {
+                   "secretKeyRef": {"name": "db-credentials", "key": "password"}}}]},
          statuses=[{"name": "main", "ready": False, "restartCount": 5,
                     "state": {"waiting": {"reason": "CrashLoopBackOff"}},
                     "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
@@ -123,6 +130,10 @@ PODS = [
                                              "finishedAt": ago(800)}}}]),
     _pod("init-demo", node="node-1", phase="Pending", created=20, cpu="100m",
          memory="64Mi",
+         spec_extra={"imagePullSecrets": [{"name": "registry"}], "volumes": [
+             {"name": "all", "projected": {"sources": [
+                 {"configMap": {"name": "web-config"}},
+                 {"secret": {"name": "db-credentials"}}]}}]},
          init=[_container("fetch", "50m", "16Mi"), _container("migrate", "50m", "16Mi")],
          init_statuses=[{"name": "fetch", "ready": True, "restartCount": 0,
                          "state": {"terminated": {"exitCode": 0, "reason": "Completed",
@@ -364,9 +375,37 @@ ENDPOINTSLICES = [
            [_endpoint("10.88.1.4", pod="db-0", node="node-2", hostname="db-0")]),
 ]
 
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _config(kind: str, name: str, *, namespace: str = "default", created: float = 3600,
+            **fields: Any) -> Object:
+    return {"apiVersion": "v1", "kind": kind,
+            "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{name}",
+                         "creationTimestamp": ago(created), "resourceVersion": "5"},
+            **fields}
+
+
+CONFIGMAPS = [
+    _config("ConfigMap", "web-config", created=86400, data={
+        "nginx.conf": "server {\n  listen 8080;\n  root /srv/www;\n  index index.html;\n}\n",
+        "MODE": "production"}, binaryData={"favicon.ico": _b64("\x00\x01icon")}),
+    _config("ConfigMap", "coredns", namespace="kube-system", created=7200,
+            data={"Corefile": ".:53 {\n    errors\n    forward . /etc/resolv.conf\n}\n"}),
+]
+
+SECRETS = [
+    _config("Secret", "db-credentials", type="Opaque", created=86400,
+            data={"password": _b64("hunter2"), "username": _b64("admin")}),
+    _config("Secret", "registry", type="kubernetes.io/dockerconfigjson", created=600,
+            data={".dockerconfigjson": _b64('{"auths": {"registry.local": {}}}')}),
+]
+
 OBJECTS: dict[str, list[Object]] = {
     "nodes": NODES, "pods": PODS, "deployments": DEPLOYMENTS, "replicasets": REPLICASETS,
     "events": EVENTS, "services": SERVICES, "endpointslices": ENDPOINTSLICES,
+    "configmaps": CONFIGMAPS, "secrets": SECRETS,
 }
 
 

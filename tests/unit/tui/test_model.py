@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 
 from tests.waiting import wait_for
-from tui.model import ClusterModel, Coalescer, UsageSample
+from tui.model import RESOURCES, ClusterModel, Coalescer, UsageSample
 from tui.scheduling import parse_queue
 from tui.views.base import Filter
 from tui.widgets.bars import bar, bytes_text, cpu_text, sparkline
@@ -113,8 +113,7 @@ def test_model_caches_allocations_and_usage_history() -> None:
     try:
         assert model.wait_synced(5)
         wait_for(lambda: changes, "a change notification", timeout=5)
-        assert changes[0] <= {"nodes", "pods", "deployments", "replicasets", "events",
-                              "services", "endpointslices"}
+        assert changes[0] <= set(RESOURCES)
         assert len(model.objects("pods")) == 8
         assert model.get("pods", "default/big") is not None
         alloc = model.allocations()

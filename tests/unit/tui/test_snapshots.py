@@ -19,11 +19,12 @@ from tui.app import DashboardApp
 from tui.model import UsageSample
 from tui.screens.describe import DescribeScreen
 from tui.screens.logs import LogsScreen
+from tui.views.config import ConfigView
 from tui.views.queue import QueueView
 from tui.views.scores import ScoresView
 from tui.views.services import ServicesView
 
-from .canned import NOW, SERVICES, CannedClient
+from .canned import CONFIGMAPS, NOW, SECRETS, SERVICES, CannedClient
 
 SIZE = (120, 40)
 USAGE = {
@@ -135,6 +136,20 @@ def test_services_view(snap_compare: Any) -> None:
         await settle(pilot, lambda: len(view.upper.keys) == len(SERVICES))
         assert view.upper.select_key("default/web")
         await settle(pilot, lambda: len(view.lower.keys) == 3)
+
+    assert snap_compare(dashboard, terminal_size=SIZE, run_before=before)
+
+
+def test_config_view(snap_compare: Any) -> None:
+    """The db-credentials Secret selected: used by two pods, its values hidden."""
+    dashboard = app("config")
+
+    async def before(pilot: Pilot[Any]) -> None:
+        view = dashboard.view("config")
+        assert isinstance(view, ConfigView)
+        await settle(pilot, lambda: len(view.upper.keys) == len(CONFIGMAPS) + len(SECRETS))
+        assert view.upper.select_key("secrets/default/db-credentials")
+        await settle(pilot, lambda: len(view.lower.keys) == 2)
 
     assert snap_compare(dashboard, terminal_size=SIZE, run_before=before)
 
