@@ -7,11 +7,12 @@ Kubernetes' PodSecurity "baseline" level:
 * ``securityContext.privileged: true`` (containers and init containers) —
   allowed only with ``--allow-privileged``;
 * ``hostPath`` volumes — allowed only with ``--allow-host-paths``;
-* volume types the kubelet cannot provide (``persistentVolumeClaim``,
-  ``nfs``, ``csi``, ...) and projections other than configMap, secret,
-  downwardAPI and serviceAccountToken — always;
 * ``hostNetwork``, ``hostPID``, ``hostIPC`` — not supported by minikube-py's
   runtime, always refused (clearly, instead of being silently ignored).
+
+Volume types the kubelet cannot provide at all (``persistentVolumeClaim``,
+``nfs``, ``csi``, ...) are refused earlier, by validation
+(:mod:`minikube_py.api.validation_volumes`), for pod templates too.
 
 Checked when a pod is created; violations are all listed in one ``Forbidden``
 error that says how to allow what can be allowed.
@@ -32,28 +33,6 @@ class SecurityPolicy:
     allow_host_paths: bool = False
 
 
-#: The volume types the kubelet honours; any other is refused, never skipped.
-SUPPORTED_VOLUMES = ("configMap", "downwardAPI", "emptyDir", "hostPath", "projected", "secret")
-#: The sources of a projected volume it honours.
-SUPPORTED_PROJECTIONS = ("configMap", "downwardAPI", "secret", "serviceAccountToken")
-
-
-def _unsupported_volume(volume: Mapping[str, Any]) -> list[str]:
-    name = volume.get("name")
-    kinds = [k for k in volume if k != "name"]
-    found = [f'{kind} volumes (volume "{name}": minikube-py cannot provide them; supported '
-             f'volume types: {", ".join(SUPPORTED_VOLUMES)})'
-             for kind in kinds if kind not in SUPPORTED_VOLUMES]
-    projected = volume.get("projected")
-    if isinstance(projected, Mapping):
-        for i, source in enumerate(projected.get("sources") or []):
-            for kind in source or {}:
-                if kind not in SUPPORTED_PROJECTIONS:
-                    found.append(f'{kind} projections (volume "{name}", sources[{i}]: '
-                                 f'supported: {", ".join(SUPPORTED_PROJECTIONS)})')
-    return found
-
-
 def violations(pod: Mapping[str, Any], policy: SecurityPolicy) -> list[str]:
     """Human-readable violations of ``policy`` by ``pod`` (empty: admitted)."""
     spec = pod.get("spec") or {}
@@ -68,8 +47,6 @@ def violations(pod: Mapping[str, Any], policy: SecurityPolicy) -> list[str]:
                     found.append(f'privileged (container "{c.get("name")}" must not set '
                                  "securityContext.privileged=true; start the daemon with "
                                  "--allow-privileged to allow it)")
-    for v in spec.get("volumes") or []:
-        found.extend(_unsupported_volume(v or {}))
     if not policy.allow_host_paths:
         for v in spec.get("volumes") or []:
             if (v or {}).get("hostPath") is not None:

@@ -5,7 +5,14 @@
 Kubernetes checks them, including its ``downwarAPI`` typo), and for the sources
 minikube-py acts on (``emptyDir``, ``hostPath``, ``secret``, ``configMap``,
 ``persistentVolumeClaim``, ``projected``, ``downwardAPI``) the per-source checks.
-Other sources are accepted as they are.
+
+minikube-py's own rule on top: a volume type its kubelet cannot provide
+(anything but :data:`SUPPORTED_VOLUMES`: ``persistentVolumeClaim``, ``nfs``,
+``csi``, ``ephemeral``, ``image``, ...) and a projection it cannot provide
+(``clusterTrustBundle``) are refused when the pod or pod template is written,
+with a ``Forbidden`` error at the source's field path (``spec.volumes[0].
+persistentVolumeClaim: Forbidden: persistentVolumeClaim volumes are not
+supported by minikube-py ...``), never accepted and skipped by the kubelet.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from .validation_meta import (
 
 __all__ = [
     "ENV_FIELD_PATHS",
+    "SUPPORTED_PROJECTIONS",
+    "SUPPORTED_VOLUMES",
     "object_field_selector",
     "resource_field_selector",
     "validate_volumes",
@@ -51,6 +60,37 @@ _VOLUME_SOURCES = (
     ("azureDisk", "azureDisk"), ("storageos", "storageos"), ("projected", "projected"),
     ("scaleIO", "scaleIO"), ("csi", "csi"), ("ephemeral", "ephemeral"), ("image", "image"),
 )
+#: The volume types minikube-py's kubelet provides; any other is refused.
+SUPPORTED_VOLUMES = ("configMap", "downwardAPI", "emptyDir", "hostPath", "projected", "secret")
+#: The sources of a ``projected`` volume it provides.
+SUPPORTED_PROJECTIONS = ("configMap", "downwardAPI", "secret", "serviceAccountToken")
+
+
+def _unsupported(kind: str, supported: tuple[str, ...], what: str, path: FieldPath) -> Errs:
+    return [forbidden(path, f"{kind} {what} are not supported by minikube-py "
+                            f"(supported: {', '.join(supported)})")]
+
+
+def _not_provided(volume: Mapping[str, Any], path: FieldPath) -> Errs:
+    """minikube-py's refusal of what its kubelet cannot provide: the volume's
+    (first) source, and ``projected`` sources. A volume refused so stays
+    known to its mounts (one error, not a "Not found" for each mount too)."""
+    key = next((k for k, _ in _VOLUME_SOURCES if volume.get(k) is not None), None)
+    if key is None:
+        return []
+    if key not in SUPPORTED_VOLUMES:
+        return _unsupported(key, SUPPORTED_VOLUMES, "volumes", path.child(key))
+    errs: Errs = []
+    if key == "projected":
+        for i, raw in enumerate(as_list(as_map(volume.get(key)).get("sources"))):
+            for kind in as_map(raw):
+                if kind not in SUPPORTED_PROJECTIONS:
+                    errs.extend(_unsupported(
+                        kind, SUPPORTED_PROJECTIONS, "projections",
+                        path.child(key).child("sources").index(i).child(kind)))
+    return errs
+
+
 _HOST_PATH_TYPES = ("", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File",
                     "FileOrCreate", "Socket")
 _VOLUME_FIELD_PATHS = ("metadata.annotations", "metadata.labels", "metadata.name",
@@ -311,4 +351,5 @@ def validate_volumes(volumes: Any, path: FieldPath) -> tuple[dict[str, Mapping[s
             errs.extend(errors)
         else:
             valid[name] = volume
+        errs.extend(_not_provided(volume, path.index(i)))
     return valid, errs

@@ -75,10 +75,10 @@ class Authenticator:
 
     def authenticate(self, headers: Mapping[str, str]) -> UserInfo:
         """The requesting user; :class:`Unauthorized` when there is none."""
-        token = bearer_token(headers)
-        if token is None:
+        presented = bearer_token(headers)
+        if presented is None:
             raise Unauthorized("Unauthorized")
-        user = self.user_of(token)
+        user = self.user_of(presented)
         if user is None:
             raise Unauthorized("Unauthorized")
         return user
@@ -88,19 +88,19 @@ class Authenticator:
         (``TokenReview``'s question)."""
         return self.review(token)[0]
 
-    def review(self, token: str, audiences: tuple[str, ...] = ()
+    def review(self, credential: str, audiences: tuple[str, ...] = ()
                ) -> tuple[UserInfo | None, tuple[str, ...], str]:
-        """``(user, audiences, error)``: the user ``token`` is (None if none),
+        """``(user, audiences, error)``: the user ``credential`` is (None if none),
         the audiences it was accepted for, and why not (TokenReview's status).
 
         ``audiences`` (a TokenReview's ``spec.audiences``) narrows what a
         service-account token must be for; the admin token is audience-free."""
-        if hmac.compare_digest(token.encode(), self._admin):
+        if hmac.compare_digest(credential.encode(), self._admin):
             return admin_user(), audiences, ""
-        if self.issuer is None or token.count(".") != 2:
+        if self.issuer is None or credential.count(".") != 2:  # not a JWT
             return None, (), "invalid bearer token"
         try:
-            claims = self.issuer.verify(token)
+            claims = self.issuer.verify(credential)
             accepted = tuple(a for a in audiences if a in claims.audiences) if audiences \
                 else tuple(a for a in claims.audiences if a in self.issuer.audiences)
             if audiences and not accepted:

@@ -89,3 +89,12 @@ class Client(Protocol):
                preconditions: Mapping[str, str] | None = None) -> Object: ...
 
     def bind(self, namespace: str, name: str, node: str) -> None: ...
+
+    def create_subresource(self, resource: str, namespace: str | None, name: str,
+                           subresource: str, body: Mapping[str, Any]) -> Object:
+        """POST ``body`` to a create-subresource (``serviceaccounts/<name>/token``
+        with a ``TokenRequest``, ...) and return what the server answers (for
+        a TokenRequest, the request with its ``status`` filled in). A
+        subresource the transport cannot serve raises
+        :class:`~minikube_py.api.errors.MethodNotAllowed`."""
+        ...

@@ -300,6 +300,14 @@ class HTTPClient:
             "metadata": {"name": name, "namespace": namespace},
             "target": {"apiVersion": "v1", "kind": "Node", "name": node}})
 
+    def create_subresource(self, resource: str, namespace: str | None, name: str,
+                           subresource: str, body: Mapping[str, Any]) -> Object:
+        """POST to ``<resource>/<name>/<subresource>`` (see :class:`~.base.Client`)."""
+        info = kinds.by_plural(resource)
+        result: Object = self._json("POST", object_path(info, namespace, name, subresource),
+                                    body=dict(body))
+        return result
+
     def logs(self, namespace: str, name: str, *, container: str | None = None,
              follow: bool = False, previous: bool = False, tail_lines: int | None = None,
              timestamps: bool = False) -> Iterator[bytes]:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..api import kinds
+from ..api.errors import MethodNotAllowed
 from ..api.fields import parse_field_selector
 from ..api.labels import parse_selector
 from ..store.registry import Registry
@@ -94,6 +95,20 @@ class LocalClient:
 
     def bind(self, namespace: str, name: str, node: str) -> None:
         self.registry.bind(namespace, name, node)
+
+    def create_subresource(self, resource: str, namespace: str | None, name: str,
+                           subresource: str, body: Mapping[str, Any]) -> Object:
+        """``pods/<name>/binding`` through the registry; the other
+        create-subresources (``serviceaccounts/token``) are served by the API
+        server only, which holds what they need (the token issuer): this
+        raises :class:`~minikube_py.api.errors.MethodNotAllowed` for them."""
+        if resource == "pods" and subresource == "binding":
+            target = body.get("target") or {}
+            self.registry.bind(str(namespace or ""), name, str(target.get("name") or ""))
+            return {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                    "status": "Success", "code": 201}
+        raise MethodNotAllowed(f"the in-process client cannot create {resource}/{subresource}; "
+                               "it is served by the API server")
 
     @staticmethod
     def info(resource: str) -> kinds.KindInfo:

@@ -34,7 +34,10 @@ directory of an ``emptyDir`` volume under the kubelet's state directory.
   ``configMap``, ``secret``, ``downwardAPI`` and ``projected`` their
   directory written by :mod:`.volumes`, always read-only. ``subPath`` /
   ``subPathExpr`` mount a path inside the volume (of API data: the file as
-  it is when the container starts). Admission refuses every other type.
+  it is when the container starts). Validation refuses every other type.
+  ``mountPropagation`` (``HostToContainer``, ``Bidirectional``) becomes the
+  mount's ``rslave`` / ``rshared`` propagation. An ``emptyDir`` is 0777, as
+  the kubelet makes it, inside the pod's 0700 directory.
 * Sandbox: labels, hostname, host ports, the node's ``cgroup_parent`` and
   the pod's DNS settings (:mod:`.dns`).
 """
@@ -54,6 +57,9 @@ from ..runtime.base import (
     LABEL_NODE,
     LABEL_POD_UID,
     LABEL_RESTART_COUNT,
+    PROPAGATION_BIDIRECTIONAL,
+    PROPAGATION_HOST_TO_CONTAINER,
+    PROPAGATION_PRIVATE,
     ContainerConfig,
     DNSConfig,
     Mount,
@@ -63,9 +69,14 @@ from ..runtime.base import (
 )
 from .envsources import Warn, expand, make_environment
 from .sources import ObjectSource, SourceData
-from .volumes import data_volume_dir
+from .volumes import data_volume_dir, ensure_pod_dir
 
 __all__ = ["container_config", "expand", "pod_dir", "pod_labels", "sandbox_config"]
+
+
+#: ``mountPropagation`` -> the runtime's propagation (``None`` is private).
+_PROPAGATION = {"HostToContainer": PROPAGATION_HOST_TO_CONTAINER,
+                "Bidirectional": PROPAGATION_BIDIRECTIONAL}
 
 
 class _NoSources:
@@ -138,12 +149,16 @@ def _mounts(pod: Mapping[str, Any], c: Mapping[str, Any], state_dir: Path,
         if "hostPath" in vol:
             root = Path(str((vol.get("hostPath") or {}).get("path", "")))
         elif "emptyDir" in vol:
+            ensure_pod_dir(pod_dir(state_dir, uid))
             root = pod_dir(state_dir, uid) / "volumes" / "kubernetes.io~empty-dir" / vol["name"]
-            root.mkdir(parents=True, exist_ok=True)
+            if not root.is_dir():
+                root.mkdir(parents=True, exist_ok=True)
+                # Writable by any user the container runs as, as the kubelet's 0777.
+                root.chmod(0o777)
         elif data_dir is not None:
             # API data is always mounted read-only (Kubernetes' ReadOnlyAPIDataVolumes).
             root, read_only = data_dir, True
-        else:  # admission refuses every other volume type
+        else:  # validation refuses every other volume type
             raise ValueError(f'volume "{vol.get("name")}" has a type this kubelet cannot mount')
         source = root
         sub_path = expand(str(vm.get("subPathExpr") or ""), env) if vm.get("subPathExpr") \
@@ -156,7 +171,9 @@ def _mounts(pod: Mapping[str, Any], c: Mapping[str, Any], state_dir: Path,
                 source = Path(os.path.realpath(source))
             elif not source.exists():
                 source.mkdir(parents=True, exist_ok=True)  # as the kubelet does
-        out.append(Mount(str(source), str(vm.get("mountPath", "")), read_only))
+        out.append(Mount(str(source), str(vm.get("mountPath", "")), read_only,
+                         _PROPAGATION.get(str(vm.get("mountPropagation") or ""),
+                                          PROPAGATION_PRIVATE)))
     return tuple(out)
 
 

@@ -41,6 +41,14 @@ a grace period: slow teardown runs on the :class:`~.terminator.Terminator`.
   startup results make ``ready``/``started`` and the Ready condition.
 * A pod in a terminal phase gets its sandbox stopped and its admission
   released; its containers are kept for ``logs``.
+* **Volumes** (:mod:`.volumes`): at every sync of a pod that is not
+  terminal, its configMap, secret, downwardAPI and projected volumes are
+  written or refreshed. One that cannot be set up yet (a missing object or
+  key, no token) is a ``FailedMount`` event (once per message) and holds the
+  pod's containers back, retried with back-off; one set up before keeps its
+  content when a refresh fails and the pod goes on. A container whose
+  environment cannot be made waits in ``CreateContainerConfigError`` with
+  Kubernetes' message, retried every couple of seconds.
 
 Status is computed by :func:`.status.pod_status` and written through the
 ``status`` subresource only when it changed, retrying a Conflict on a fresh
@@ -481,8 +489,8 @@ class PodSyncer:
         if rejection is not None:
             self._reject(pod, rejection)
             return None
-        retry = self._set_up_volumes(pod)
-        if retry is not None:
+        retry, blocked = self._set_up_volumes(pod)
+        if blocked:
             # WaitForAttachAndMount failed: nothing is started or restarted, what
             # runs keeps running, and the pod is tried again.
             ready = [sb for sb in sandboxes if sb.state == SANDBOX_READY]
@@ -496,7 +504,7 @@ class PodSyncer:
         instances = group_instances(self.runtime.list_containers(sandbox.id))
         policy = spec.get("restartPolicy", "Always")
         self._kill_unhealthy(pod, instances, policy, sandbox.ip)
-        requeue: list[float] = []
+        requeue: list[float] = [] if retry is None else [retry]
         initialized = True
         for c in spec.get("initContainers") or []:
             latest = _latest(instances, c["name"])
@@ -555,26 +563,28 @@ class PodSyncer:
 
             self.terminator.submit(f"kill/{latest.id}", kill)
 
-    def _set_up_volumes(self, pod: Object) -> float | None:
-        """Write (or refresh) the pod's API-data volumes; None when all are
-        ready, else the delay before the next try (after a ``FailedMount``
-        event for each volume whose message is new)."""
+    def _set_up_volumes(self, pod: Object) -> tuple[float | None, bool]:
+        """Write (or refresh) the pod's API-data volumes: ``(None, False)``
+        when all are ready, else the delay before the next try (after a
+        ``FailedMount`` event for each volume whose message is new) and
+        whether a volume never set up holds the containers back."""
         if self.volumes is None:
-            return None
+            return None, False
         uid = str(pod["metadata"].get("uid", ""))
         failures = tuple(self.volumes.set_up(pod, pod_dir(self.state_dir, uid)))
         with self._lock:
             if not failures:
                 self._mount_failures.pop(uid, None)
-                return None
+                return None, False
             count, reported = self._mount_failures.get(uid, (0, ()))
-            self._mount_failures[uid] = (count + 1, failures)
-        for volume, message in failures:
+            self._mount_failures[uid] = (count + 1, tuple((v, m) for v, m, _ in failures))
+        for volume, message, _ in failures:
             if (volume, message) not in reported:
                 self.recorder.record(pod, EVENT_WARNING, "FailedMount",
                                      f'MountVolume.SetUp failed for volume "{volume}" : '
                                      f"{message}")
-        return float(min(MOUNT_RETRY_CAP, MOUNT_RETRY_FIRST * 2 ** count))
+        delay = float(min(MOUNT_RETRY_CAP, MOUNT_RETRY_FIRST * 2 ** count))
+        return delay, any(not mounted for _, _, mounted in failures)
 
     def _ensure_sandbox(self, pod: Object, sandboxes: list[Sandbox]) -> Sandbox | None:
         ready = [sb for sb in sandboxes if sb.state == SANDBOX_READY]

@@ -12,7 +12,8 @@ plane fills, and the kubelet's token manager (pkg/kubelet/token).
   and asks for a new one as ``requiresRefresh`` does: once 80 % of its life
   has passed, or 24 hours after it was issued (the token manager's
   ``maxTTL``), whichever comes first. The jitter Kubernetes adds to spread
-  refreshes is left out (one node's few pods do not stampede). Thread-safe.
+  refreshes is left out (one node's few pods do not stampede). A failed
+  refresh keeps the held token while it has not expired. Thread-safe.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-__all__ = ["TokenCache", "TokenSource"]
+from ..api.timefmt import parse_time
+from ..client.base import Client
+
+__all__ = ["ApiTokenSource", "TokenCache", "TokenSource", "token_request"]
 
 #: A token is refreshed at the latest this long after it was issued.
 MAX_TTL: Final = 24 * 3600.0
@@ -35,6 +39,46 @@ class TokenSource(Protocol):
               expiration_seconds: int) -> tuple[str, float]:
         """``(token, expires_at)`` for ``pod``'s service account."""
         ...
+
+
+def token_request(pod: Mapping[str, Any], audience: str,
+                  expiration_seconds: int) -> dict[str, Any]:
+    """The ``TokenRequest`` the kubelet's token manager sends for ``pod``:
+    its audience (``[]``: the API server's), its lifetime, bound to the pod."""
+    meta = pod.get("metadata") or {}
+    return {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+            "metadata": {"name": str((pod.get("spec") or {}).get("serviceAccountName")
+                                     or "default"),
+                         "namespace": str(meta.get("namespace") or "default")},
+            "spec": {"audiences": [audience] if audience else [],
+                     "expirationSeconds": int(expiration_seconds),
+                     "boundObjectRef": {"kind": "Pod", "apiVersion": "v1",
+                                        "name": str(meta.get("name") or ""),
+                                        "uid": str(meta.get("uid") or "")}}}
+
+
+class ApiTokenSource:
+    """A :class:`TokenSource` over the API: POSTs a :func:`token_request` to
+    ``serviceaccounts/<sa>/token`` in the pod's namespace, as the kubelet's
+    token manager does, and returns ``status.token`` with
+    ``status.expirationTimestamp``. API errors propagate (NotFound for a
+    missing service account, Forbidden, ...)."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def token(self, pod: Mapping[str, Any], audience: str,
+              expiration_seconds: int) -> tuple[str, float]:
+        request = token_request(pod, audience, expiration_seconds)
+        meta = request["metadata"]
+        answer = self.client.create_subresource("serviceaccounts", meta["namespace"],
+                                                meta["name"], "token", request)
+        status = answer.get("status") or {}
+        token = status.get("token")
+        expires = parse_time(status.get("expirationTimestamp"))
+        if not token or expires is None:
+            raise ValueError("the TokenRequest was answered without a token and its expiry")
+        return str(token), expires
 
 
 @dataclass(frozen=True)
@@ -64,7 +108,14 @@ class TokenCache:
             return held.token
         if self.source is None:
             raise RuntimeError("failed to fetch token: this kubelet has no token source")
-        token, expires_at = self.source.token(pod, audience, expiration_seconds)
+        try:
+            token, expires_at = self.source.token(pod, audience, expiration_seconds)
+        except Exception:
+            # As the token manager: a refresh that fails keeps a token that
+            # has not expired yet; the next sync tries again.
+            if held is not None and now < held.expires_at:
+                return held.token
+            raise
         with self._lock:
             self._tokens[key] = _Issued(token, now, float(expires_at))
         return token

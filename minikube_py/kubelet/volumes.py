@@ -13,10 +13,18 @@ it changed, so a mounted ConfigMap or Secret follows its edits within the
 kubelet's sync period; a ``subPath`` mount is bound to the file itself when
 the container starts and so does not follow them, as in Kubernetes.
 
+Secrets are files on disk here (Kubernetes puts them on a tmpfs): the
+pod's directory ``<state_dir>/pods/<uid>`` and ``<state_dir>/pods`` are
+0700, so only the daemon's user (and root) can reach them on the host; the
+timestamped directory inside is 0755 and each file has its ``mode``, for
+the container's users. The directory goes when the pod is removed.
+
 A volume whose payload cannot be built (a missing object or key that is not
 ``optional``, a token that cannot be had) fails its set-up with the
-plugin's message; the containers of a pod with such a volume are not
-started (the kubelet reports ``FailedMount``) and the pod is retried.
+plugin's message (the kubelet reports ``FailedMount``) and is retried; the
+containers of a pod with such a volume are not started until it is set up.
+A volume set up before keeps its last content when a refresh fails (its
+ConfigMap was deleted, say), and the pod goes on running as in Kubernetes.
 """
 
 from __future__ import annotations
@@ -26,12 +34,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from .atomic_writer import AtomicWriter
+from .atomic_writer import DATA_DIR, AtomicWriter
 from .sources import ConfigError, ObjectSource
 from .tokens import TokenCache
 from .volume_payloads import volume_payload
 
-__all__ = ["PLUGIN_DIRS", "VolumeManager", "data_volume_dir"]
+__all__ = ["PLUGIN_DIRS", "VolumeManager", "data_volume_dir", "ensure_pod_dir"]
 
 #: Volume source -> the plugin directory Kubernetes names it by.
 PLUGIN_DIRS: Final = {"configMap": "kubernetes.io~configmap",
@@ -49,6 +57,15 @@ def data_volume_dir(pod_root: Path, volume: Mapping[str, Any]) -> Path | None:
     return None
 
 
+def ensure_pod_dir(pod_root: Path) -> None:
+    """Create ``<state_dir>/pods/<uid>`` and its parent, both 0700 (whatever
+    the umask, and also when an older run left them wider)."""
+    for d in (pod_root.parent, pod_root):
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if d.stat().st_mode & 0o777 != 0o700:
+            d.chmod(0o700)
+
+
 class VolumeManager:
     """Sets up and refreshes one node's API-data volumes (module contract)."""
 
@@ -62,14 +79,18 @@ class VolumeManager:
         # of a pod's resync with a removal.
         self._lock = threading.Lock()
 
-    def set_up(self, pod: Mapping[str, Any], pod_root: Path) -> list[tuple[str, str]]:
-        """Write every API-data volume of ``pod``; ``(volume, message)`` of
-        those that failed (empty: all ready)."""
-        failures: list[tuple[str, str]] = []
+    def set_up(self, pod: Mapping[str, Any], pod_root: Path) -> list[tuple[str, str, bool]]:
+        """Write every API-data volume of ``pod``; ``(volume, message,
+        mounted)`` of those that failed (empty: all ready). ``mounted``: the
+        volume was set up before and keeps its last content (a refresh that
+        failed: the pod goes on, as Kubernetes' mounted volumes stay
+        mounted); otherwise the pod's containers cannot start yet."""
+        failures: list[tuple[str, str, bool]] = []
         for volume in (pod.get("spec") or {}).get("volumes") or []:
             target = data_volume_dir(pod_root, volume)
             if target is None:
                 continue
+            ensure_pod_dir(pod_root)
             try:
                 payload = volume_payload(pod, volume, sources=self.sources, tokens=self.tokens,
                                          allocatable=self.allocatable)
@@ -77,7 +98,8 @@ class VolumeManager:
                     target.mkdir(parents=True, exist_ok=True, mode=0o750)
                     AtomicWriter(target).write(payload)
             except (ConfigError, ValueError, OSError) as exc:
-                failures.append((str(volume.get("name", "")), str(exc)))
+                failures.append((str(volume.get("name", "")), str(exc),
+                                 (target / DATA_DIR).is_symlink()))
         return failures
 
     def forget(self, uid: str) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from kubernetes import client, config, watch
+from kubernetes.client.rest import ApiException
 
 from tests.waiting import wait_for
 
@@ -129,7 +130,7 @@ def test_volume_sources_are_typed_field_by_field(api: client.ApiClient):
     """The generated schema types every volume source. This client checks
     types itself (pydantic), so the wrong body goes through its raw request
     path: a wrong type in a source we never mount (nfs) is a 400 naming the
-    field; the typed model round-trips."""
+    field before anything else; the typed model round-trips."""
     body: dict[str, Any] = {
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "nfs-typed"},
         "spec": {"schedulerName": "unscheduled",
@@ -149,9 +150,21 @@ def test_volume_sources_are_typed_field_by_field(api: client.ApiClient):
     typed = pod("nfs-typed")
     typed.spec.volumes = [client.V1Volume(name="v", nfs=client.V1NFSVolumeSource(
         server="nfs.example", path="/x"))]
+    # Well typed, but no kubelet here can mount nfs: refused, never skipped.
+    with pytest.raises(ApiException) as refused:
+        v1.create_namespaced_pod("default", typed)
+    assert refused.value.status == 422
+    assert "spec.volumes[0].nfs: Forbidden: nfs volumes are not supported by minikube-py" in \
+        json.loads(refused.value.body)["message"]
+    typed = pod("cm-typed")
+    typed.spec.volumes = [client.V1Volume(name="v", config_map=client.V1ConfigMapVolumeSource(
+        name="cfg", default_mode=0o600, optional=True,
+        items=[client.V1KeyToPath(key="a", path="sub/a", mode=0o400)]))]
     created = v1.create_namespaced_pod("default", typed)
-    assert created.spec.volumes[0].nfs.server == "nfs.example"
-    v1.delete_namespaced_pod("nfs-typed", "default", grace_period_seconds=0)
+    source = created.spec.volumes[0].config_map
+    assert (source.name, source.default_mode, source.optional) == ("cfg", 0o600, True)
+    assert (source.items[0].path, source.items[0].mode) == ("sub/a", 0o400)
+    v1.delete_namespaced_pod("cm-typed", "default", grace_period_seconds=0)
 
 
 def test_deployment_scale_subresource(api: client.ApiClient):

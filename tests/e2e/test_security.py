@@ -30,12 +30,12 @@ import psutil
 import pytest
 
 import minikube_py
+from minikube_py.apiserver.authn import Authenticator
 from minikube_py.apiserver.server import APIServer
 from minikube_py.cli.main import build_parser
 from minikube_py.client import kubeconfig
 from minikube_py.controlplane import Options
 from minikube_py.controlplane.arguments import options_from_args
-from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
 
 from .conftest import Daemon, start_daemon, stop_daemon
@@ -135,27 +135,26 @@ def test_token_check_uses_compare_digest_at_runtime(tmp_path: Path,
 
     monkeypatch.setattr(hmac, "compare_digest", spy)
     store = Store(tmp_path / "s")
-    server = APIServer(Registry(store), token="sekret", port=0)
+    authn = Authenticator(store, admin_token="sekret", issuer=None)
     try:
-        assert server.authorized({"authorization": "Bearer sekret"})
-        assert not server.authorized({"authorization": "Bearer sekreT"})
-        assert not server.authorized({"authorization": "Bearer s"})
+        assert authn.user_of("sekret") is not None
+        assert authn.user_of("sekreT") is None
+        assert authn.user_of("s") is None
     finally:
-        server.stop()
         store.close()
     assert calls == [(b"sekret", b"sekret"), (b"sekreT", b"sekret"), (b"s", b"sekret")]
 
 
 def test_token_is_never_compared_with_equality_operators() -> None:
     """Source-level: the only comparison touching the token is compare_digest."""
-    source = (PACKAGE / "apiserver" / "server.py").read_text()
+    source = (PACKAGE / "apiserver" / "authn.py").read_text()
     tree = ast.parse(source)
-    authorized = next(n for n in ast.walk(tree)
-                      if isinstance(n, ast.FunctionDef) and n.name == "authorized")
-    uses = [n for n in ast.walk(authorized) if isinstance(n, ast.Call)
+    review = next(n for n in ast.walk(tree)
+                  if isinstance(n, ast.FunctionDef) and n.name == "review")
+    uses = [n for n in ast.walk(review) if isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute) and n.func.attr == "compare_digest"
             and isinstance(n.func.value, ast.Name) and n.func.value.id == "hmac"]
-    assert uses, "APIServer.authorized does not call hmac.compare_digest"
+    assert uses, "Authenticator.review does not call hmac.compare_digest"
     for path in sorted((PACKAGE / "apiserver").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Compare) and any(
@@ -322,7 +321,8 @@ def test_an_admitted_pod_cannot_be_made_privileged_later(api: RawApi) -> None:
                             headers={"Content-Type": "application/strategic-merge-patch+json"})
         check_status(reply, (403, 422))
     spec = api.get_json(f"{PODS}/plain")["spec"]
-    assert not spec.get("hostNetwork") and not spec.get("volumes", [])
+    assert not spec.get("hostNetwork")
+    assert not any("hostPath" in v for v in spec.get("volumes", []))  # only the token volume
     assert not (spec["containers"][0].get("securityContext") or {}).get("privileged")
 
 

@@ -175,8 +175,9 @@ def test_an_unsupported_volume_is_refused_at_admission(daemon: Daemon):
         "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]}}
     result = daemon.kubectl("apply", "-f", "-", input=json.dumps(pod), check=False)
     assert result.returncode == 1
-    assert 'pods "pvc" is forbidden: persistentVolumeClaim volumes (volume "data"' in \
-        result.stderr
+    assert ('The Pod "pvc" is invalid: spec.volumes[0].persistentVolumeClaim: Forbidden: '
+            "persistentVolumeClaim volumes are not supported by minikube-py (supported: "
+            "configMap, downwardAPI, emptyDir, hostPath, projected, secret)") in result.stderr
     assert daemon.kubectl("get", "pod", "pvc", check=False).returncode == 1
 
 

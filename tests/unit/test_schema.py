@@ -244,7 +244,10 @@ def test_valid_manifests_decode_unchanged(manifest):
 
 @pytest.mark.parametrize("manifest", VALID_MANIFESTS, ids=_kind_and_name)
 def test_valid_manifests_pass_validation_after_defaults(manifest):
-    assert [str(e) for e in validate(apply_defaults(schema.decode(manifest)))] == []
+    errors = [str(e) for e in validate(apply_defaults(schema.decode(manifest)))]
+    # Valid for Kubernetes; minikube-py refuses only the volume types its
+    # kubelet cannot provide (tests/unit/test_unsupported_volumes.py).
+    assert [e for e in errors if "volumes are not supported by minikube-py" not in e] == []
 
 
 def test_decode_returns_a_deep_copy():

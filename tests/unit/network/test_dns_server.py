@@ -198,12 +198,27 @@ def test_servfail_when_no_upstream_answers():
         assert [r.rdtype for r in ext.answer] == [dns.rdatatype.CNAME]
 
 
+def _free_port_server(attempts: int = 5) -> tuple[DnsServer, Forwarder]:
+    """A started server forwarding to its own address. The port is found free first;
+    another test may take it before the server binds (tests run in parallel),
+    so a port taken meanwhile is simply tried again with another."""
+    for _ in range(attempts):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        forwarder = Forwarder([("127.0.0.1", port)], timeout=5)
+        server = DnsServer(records(), listen=[("127.0.0.1", port)], forwarder=forwarder)
+        try:
+            server.start()  # idempotent: the test's "with" starts it no further
+        except OSError:
+            continue
+        return server, forwarder
+    raise AssertionError(f"no free port in {attempts} attempts")
+
+
 def test_the_server_never_forwards_to_itself():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    forwarder = Forwarder([("127.0.0.1", port)], timeout=5)
-    with DnsServer(records(), listen=[("127.0.0.1", port)], forwarder=forwarder) as srv:
+    server, forwarder = _free_port_server()
+    with server as srv:
         assert forwarder.upstreams == ()
         started = time.monotonic()
         assert ask(srv, "example.com.").rcode() == dns.rcode.SERVFAIL
