@@ -44,6 +44,7 @@ import dataclasses
 import json
 import logging
 import math
+import re
 import signal
 import threading
 import time
@@ -117,6 +118,10 @@ _STOP_SLACK = 60.0
 _KILL_WAIT = 10.0
 _CACHE_MAX = 4096
 _CANNOT_RUN_EXIT = 128
+#: Podman's answer when a container's process ended while it was inspected.
+_VANISHED = re.compile(r"read /proc/\d+/(cgroup|stat)\S*: no such process")
+_VANISHED_RETRIES = 5
+_VANISHED_DELAY = 0.05
 
 
 def _image_id(raw: Any) -> str:
@@ -234,17 +239,33 @@ class PodmanRuntime:
         for stream in list(self._streams):
             stream.inject(event)
 
+    def _get_json(self, path: str, what: str) -> Any:
+        """GET ``path``; retried while Podman trips over a process that exited
+        as it inspected it (4.3 answers 500 "read /proc/<pid>/cgroup: no such
+        process" for a container that just ended; a moment later it reports
+        the container exited)."""
+        for attempt in range(_VANISHED_RETRIES + 1):
+            try:
+                return self._api.json("GET", path, what=what)
+            except PodmanNotFound:
+                raise
+            except ContainerRuntimeError as exc:
+                if attempt == _VANISHED_RETRIES or not _VANISHED.search(str(exc)):
+                    raise
+                time.sleep(_VANISHED_DELAY * (attempt + 1))
+        raise AssertionError("unreachable")
+
     def _inspect_pod(self, pod_id: str) -> dict[str, Any]:
         try:
-            data = self._api.json("GET", f"/pods/{pod_id}/json", what=f"pod {pod_id}")
+            data = self._get_json(f"/pods/{pod_id}/json", f"pod {pod_id}")
         except PodmanNotFound:
             raise SandboxNotFound(pod_id) from None
         return dict(data or {})
 
     def _inspect(self, container_id: str) -> dict[str, Any]:
         try:
-            data = self._api.json("GET", f"/containers/{container_id}/json",
-                                  what=f"container {container_id}")
+            data = self._get_json(f"/containers/{container_id}/json",
+                                  f"container {container_id}")
         except PodmanNotFound:
             raise ContainerNotFound(container_id) from None
         return dict(data or {})
