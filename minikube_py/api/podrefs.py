@@ -10,8 +10,9 @@ A pod uses a ConfigMap or Secret of its own namespace through:
 * ``imagePullSecrets`` (Secrets only).
 
 References that are ``optional`` count too (the pod still names the object).
-A reference without a name, and anything that is not shaped as the API
-defines it, is skipped: this never raises on a stray object.
+The pods come from the API, which validated their shape; a reference that
+names no object (no name, or a field of another shape) refers to nothing and
+so adds nothing, rather than failing the dashboard over one pod.
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ def aggregated_rules(role: Mapping[str, Any],
                      cluster_roles: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The rules ``role`` aggregates from ``cluster_roles`` (module contract).
 
-    ``cluster_roles`` may include ``role`` itself (it is skipped by name).
+    ``role``'s own rules never aggregate into it, even when its labels match
+    its selectors: Kubernetes' controller leaves it out by name too.
     An invalid selector selects nothing: Kubernetes' controller fails the
     sync instead, but validation refuses such selectors on write, so only a
     corrupt store could hold one."""

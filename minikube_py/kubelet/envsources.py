@@ -11,9 +11,10 @@ of a name replacing an earlier one:
    v1.30 (RelaxedEnvironmentVariableValidation) every ConfigMap/Secret key
    passes it, so the kubelet's former skipping of keys such as ``1st`` or
    ``app.name`` is gone. A name that still fails it (an object stored
-   without validation) is skipped and reported through ``warn`` as the
-   kubelet did: ``InvalidEnvironmentVariableNames``, ``Keys [a=b] from the
-   EnvFrom configMap ns/name were skipped since they are considered invalid
+   without validation) is left out of the environment and reported through
+   ``warn`` (a Warning event on the pod), as the kubelet did:
+   ``InvalidEnvironmentVariableNames``, ``Keys [a=b] from the EnvFrom
+   configMap ns/name were skipped since they are considered invalid
    environment variable names.``
 2. ``env``, in order: ``value`` expanded against what is defined so far
    (``envFrom`` variables and earlier ``env``), then the Services'

@@ -173,6 +173,8 @@ class Kubelet:
                                    time_scale=probe_time_scale, on_change=self.queue.add)
         base, cap = restart_backoff
         self.backoff = RestartBackoff(base=base, cap=cap, reset=backoff_reset, clock=clock)
+        # ConfigMaps and Secrets, read through the API (env and volumes alike).
+        sources = ClientSources(client)
         self.syncer = PodSyncer(client, runtime, self.recorder, node=node.name, host_ip=host.ip,
                                 state_dir=self.state_dir, clock=clock, admitter=self.admitter,
                                 backoff=self.backoff, probes=self.probes,
@@ -180,10 +182,9 @@ class Kubelet:
                                 allocatable=(node.cpu_millis, node.memory_bytes),
                                 cgroup_parent=lambda: self.cgroup.parent,
                                 on_written=self._remember, networking=networking,
-                                sources=ClientSources(client),
+                                sources=sources,
                                 volumes=VolumeManager(
-                                    ClientSources(client),
-                                    TokenCache(token_source, clock=clock),
+                                    sources, TokenCache(token_source, clock=clock),
                                     allocatable=(node.cpu_millis, node.memory_bytes)))
         self._pods: dict[str, Object] = {}
         self._pods_lock = threading.Lock()
