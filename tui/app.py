@@ -40,14 +40,25 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
 
 from minikube_py.api.errors import StatusError
+from minikube_py.client.http import HTTPClient
 from minikube_py.ops import nodes, objects, rollout
 from minikube_py.ops.apply import apply_paths
 from minikube_py.ops.errors import PartialFailure
+from minikube_py.ops.portforward import PortForward
+from minikube_py.ops.shell import exec_interactive
 from minikube_py.ops.wording import server_error
 
 from .help import HelpScreen
 from .model import DEFAULT_INTERVAL, ClusterModel, DashboardClient
-from .screens import ApplyDialog, ConfirmDialog, DescribeScreen, LogsScreen, ScaleDialog
+from .screens import (
+    ApplyDialog,
+    ConfirmDialog,
+    DescribeScreen,
+    LogsScreen,
+    PortForwardScreen,
+    ScaleDialog,
+    default_container,
+)
 from .views.base import Selection, View
 from .views.config import ConfigView
 from .views.events import EventsView
@@ -78,7 +89,8 @@ AGE_TICK: Final = 2.0
 #: Actions that act on the views, so only while the dashboard screen is on top.
 _HOME_ACTIONS: Final = frozenset({
     "filter", "clear_filter", "describe", "yaml", "delete", "apply", "show_view", "scores",
-    "logs", "scale", "restart", "undo", "cordon", "uncordon", "drain"})
+    "logs", "scale", "restart", "undo", "cordon", "uncordon", "drain", "shell",
+    "port_forward"})
 
 
 class ClusterChanged(Message):
@@ -148,6 +160,8 @@ class DashboardApp(App[None]):
         #: Repaints requested by cluster changes (the benchmark reads it).
         self.renders = 0
         self._home: Screen[Any]
+        #: Port-forwards started from the dashboard (label, forward); stopped on quit.
+        self.forwards: list[tuple[str, PortForward]] = []
 
     # ------------------------------------------------------------------ layout
 
@@ -174,6 +188,9 @@ class DashboardApp(App[None]):
 
     def on_unmount(self) -> None:
         self.model.stop()
+        for _, fwd in self.forwards:
+            fwd.stop()
+        self.forwards.clear()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The dashboard's own keys work on the dashboard screen only: in a dialog,
@@ -375,6 +392,54 @@ class DashboardApp(App[None]):
         if sel is None or sel.namespace is None:
             return
         self.push_screen(LogsScreen(self.client, sel.namespace, sel.name))
+
+    def _streaming_client(self, verb: str) -> HTTPClient | None:
+        if isinstance(self.client, HTTPClient):
+            return self.client
+        self.notify(f"{verb}: this dashboard's client does not stream", severity="error")
+        return None
+
+    def action_shell(self) -> None:
+        """A shell in the selected pod's default container; the dashboard hands
+        the terminal over until the shell exits (as k9s does)."""
+        sel = self._selected("pods", verb="shell")
+        client = self._streaming_client("shell")
+        if sel is None or sel.namespace is None or client is None:
+            return
+        pod = self.model.get("pods", sel.ref) or {}
+        container = default_container(pod)
+        if container is None:
+            self.notify(f"shell: pod {sel.ref} has no containers", severity="warning")
+            return
+        try:
+            with self.suspend():
+                print(f"Shell in {sel.ref}, container {container} (exit to return to the "
+                      "dashboard)", flush=True)
+                code = exec_interactive(client, sel.namespace, sel.name, container)
+        except Exception as exc:  # every failure is shown, none crashes the app
+            self.notify(f"shell in {sel.ref}: {error_text(exc)}", severity="error")
+            return
+        self.notify(f"shell in {sel.ref}/{container} exited with code {code}",
+                    severity="information" if code == 0 else "warning")
+
+    def action_port_forward(self) -> None:
+        """Start a port-forward to the selected pod, and list the active ones."""
+        sel = self._selected("pods", verb="port-forward")
+        client = self._streaming_client("port-forward")
+        if sel is None or sel.namespace is None or client is None:
+            return
+        pod = self.model.get("pods", sel.ref) or {}
+        ports = [int(p["containerPort"]) for c in (pod.get("spec") or {}).get("containers") or []
+                 for p in c.get("ports") or [] if p.get("containerPort")]
+        suggested = f"{ports[0]}:{ports[0]}" if ports else "8080:80"
+        namespace, name = sel.namespace, sel.name
+
+        def start(local: int, remote: int) -> tuple[str, PortForward]:
+            fwd = PortForward(client, namespace, name, remote, local_port=local).start()
+            return str(fwd), fwd
+
+        self.push_screen(PortForwardScreen(sel.ref, suggested, self.forwards,  # type: ignore[arg-type]
+                                           start))
 
     def action_describe(self) -> None:
         self._describe(yaml=False)

@@ -28,6 +28,8 @@ KEYS: Final = (
     ("everywhere", "q", "quit"),
     ("Pods", "enter", "why is it here? the pod's scheduling decision (Scores)"),
     ("Pods", "l", "logs of the selected pod (follow, previous, container switch)"),
+    ("Pods", "s", "shell in the pod (the dashboard hands over the terminal; exit returns)"),
+    ("Pods", "shift+f", "port-forward a local port to the pod; lists and stops active ones"),
     ("Pods", "N A S T O", "sort by name, age, status, restarts, node (again: reverse)"),
     ("Nodes", "c / C", "cordon / uncordon the selected node"),
     ("Nodes", "D", "drain the selected node (asks first)"),

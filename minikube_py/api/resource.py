@@ -163,6 +163,10 @@ class Resource:
     prepare_for_create: Callable[[Obj], None] = _nothing
     prepare_for_update: Callable[[Obj, Obj], None] = _nothing_on_update
     update_subresource: Mapping[str, Callable[[Obj, Obj], Obj]] = field(default_factory=dict)
+    #: A subresource write validated its own way instead of ``validate_update``
+    #: (``pods/ephemeralcontainers``: only additions of ephemeral containers).
+    validate_subresource_update: Mapping[str, Callable[[Mapping[str, Any], Mapping[str, Any]],
+                                                       Errs]] = field(default_factory=dict)
     field_value: Callable[[Mapping[str, Any], str], object | None] = _no_field_value
     grace_period: Callable[[Mapping[str, Any], int | None], int] = _immediate
     columns: tuple[Column, ...] | None = None

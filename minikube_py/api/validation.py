@@ -53,11 +53,16 @@ def validate(obj: Mapping[str, Any]) -> list[FieldError]:
     return list(_resource(obj).validate(obj))
 
 
-def validate_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
-    """The field errors Kubernetes reports when ``old`` is replaced by ``new``."""
+def validate_update(new: Mapping[str, Any], old: Mapping[str, Any],
+                    subresource: str | None = None) -> list[FieldError]:
+    """The field errors Kubernetes reports when ``old`` is replaced by ``new``
+    (through ``subresource``, when one validates its own way)."""
     res = _resource(new)
     if old.get("kind") != res.kind:
         raise BadRequest(f'cannot update a {old.get("kind")} with a {res.kind}')
+    special = res.validate_subresource_update.get(subresource or "")
+    if special is not None:
+        return list(special(new, old))
     return list(res.validate_update(new, old))
 
 
@@ -86,6 +91,7 @@ def check_create(obj: Mapping[str, Any]) -> None:
     _raise(obj, validate(obj))
 
 
-def check_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> None:
+def check_update(new: Mapping[str, Any], old: Mapping[str, Any],
+                 subresource: str | None = None) -> None:
     """Raise :class:`~.errors.Invalid` when :func:`validate_update` finds errors."""
-    _raise(new, validate_update(new, old))
+    _raise(new, validate_update(new, old, subresource))

@@ -728,3 +728,46 @@ def validate_init_containers(init: Any, regular: Any, ctx: SpecContext, path: Fi
                 if container.get(key) is not None:
                     errs.append(forbidden(sub.child(key), not_sidecar))
     return errs
+
+
+#: What an ephemeral container may not carry (``validateFieldAllowList`` in
+#: Kubernetes names what it may; these are the Container fields outside it):
+#: it must not be relied on for the pod's service.
+_NOT_FOR_EPHEMERAL = ("ports", "resources", "resizePolicy", "lifecycle", "livenessProbe",
+                      "readinessProbe", "startupProbe")
+
+
+def validate_ephemeral_containers(ephemeral: Any, regular: Any, init: Any, ctx: SpecContext,
+                                  path: FieldPath) -> Errs:
+    """``validateEphemeralContainers``: the common checks, names unique
+    across every container, a target that is a regular or init container,
+    and none of the fields a pod's service could depend on."""
+    errs: Errs = []
+    targets = {as_str(as_map(c).get("name")) for c in [*as_list(regular), *as_list(init)]}
+    names = set(targets)
+    for i, raw in enumerate(as_list(ephemeral)):
+        container = as_map(raw)
+        sub = path.index(i)
+        errs.extend(_container_common(container, ctx, sub))
+        name = as_str(container.get("name"))
+        if name in names:
+            errs.append(duplicate(sub.child("name"), name))
+        elif name:
+            names.add(name)
+        target = as_str(container.get("targetContainerName"))
+        if target and target not in targets:
+            errs.append(not_found(sub.child("targetContainerName"), target))
+        for key in _NOT_FOR_EPHEMERAL:
+            value = container.get(key)
+            if value not in (None, {}, []):  # a zero value is not "set"
+                errs.append(forbidden(sub.child(key),
+                                      "cannot be set for an Ephemeral Container"))
+        for j, mount in enumerate(as_list(container.get("volumeMounts"))):
+            for key in ("subPath", "subPathExpr"):
+                if as_str(as_map(mount).get(key)):
+                    errs.append(forbidden(sub.child("volumeMounts").index(j).child(key),
+                                          "cannot be set for an Ephemeral Container"))
+        if container.get("restartPolicy") is not None:
+            errs.append(forbidden(sub.child("restartPolicy"),
+                                  "cannot be set for an Ephemeral Container"))
+    return errs

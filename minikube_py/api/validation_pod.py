@@ -33,6 +33,7 @@ from .validation_container import (
     id_range,
     seccomp_profile,
     validate_containers,
+    validate_ephemeral_containers,
     validate_init_containers,
     validate_resource_requirements,
 )
@@ -399,6 +400,9 @@ def validate_pod_spec(spec_value: Any, path: FieldPath, *, is_pod: bool) -> Errs
     errs.extend(validate_containers(spec.get("containers"), ctx, path.child("containers")))
     errs.extend(validate_init_containers(spec.get("initContainers"), spec.get("containers"), ctx,
                                  path.child("initContainers")))
+    errs.extend(validate_ephemeral_containers(spec.get("ephemeralContainers"),
+                                              spec.get("containers"), spec.get("initContainers"),
+                                              ctx, path.child("ephemeralContainers")))
     if spec.get("hostNetwork") is True:
         containers_path = path.child("containers")
         for i, container in enumerate(as_list(spec.get("containers"))):
@@ -585,6 +589,33 @@ def validate_pod(pod: Mapping[str, Any]) -> Errs:
     if as_str(spec.get("nodeName")) and as_list(spec.get("schedulingGates")):
         errs.append(forbidden(spec_path.child("nodeName"),
                               "cannot be set until all schedulingGates have been cleared"))
+    return errs
+
+
+def validate_ephemeral_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> Errs:
+    """``ValidatePodEphemeralContainersUpdate`` (the ``ephemeralcontainers``
+    subresource): the pod as a whole, and existing ephemeral containers
+    neither removed nor changed (only additions)."""
+    errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    errs.extend(_pod_metadata_and_spec(new))
+    annotations = as_map(as_map(old.get("metadata")).get("annotations"))
+    if "kubernetes.io/config.mirror" in annotations:
+        return [forbidden(FieldPath.root(""), "static pods do not support ephemeral containers")]
+    path = FieldPath.root("spec").child("ephemeralContainers")
+    now = {as_str(as_map(c).get("name")): as_map(c)
+           for c in as_list(as_map(new.get("spec")).get("ephemeralContainers"))}
+    for raw in as_list(as_map(old.get("spec")).get("ephemeralContainers")):
+        before = as_map(raw)
+        name = as_str(before.get("name"))
+        after = now.get(name)
+        if after is None:
+            errs.append(forbidden(path, f'existing ephemeral containers "{name}" may not be '
+                                        "removed\n"))
+        elif not semantic_equal(before, after):
+            lines: list[str] = []
+            _diff(before, after, "", lines)
+            errs.append(forbidden(path, f'existing ephemeral containers "{name}" may not be '
+                                        "changed\n" + "\n".join(lines)))
     return errs
 
 

@@ -72,7 +72,7 @@ def api_group(group: str) -> dict[str, Any] | None:
 def _subresource(info: kinds.KindInfo, sub: str) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": f"{info.plural}/{sub}", "singularName": "",
                              "namespaced": info.namespaced, "kind": info.kind}
-    if sub in ("status",):
+    if sub in ("status", "ephemeralcontainers"):
         entry["verbs"] = ["get", "patch", "update"]
     elif sub == "scale":
         entry.update(group="autoscaling", version="v1", kind="Scale",
@@ -83,7 +83,16 @@ def _subresource(info: kinds.KindInfo, sub: str) -> dict[str, Any]:
         entry["verbs"] = ["update"]
     elif sub == "log":
         entry["verbs"] = ["get"]
+    elif sub in _CONNECT_KINDS:
+        # What kube-apiserver lists for its connect subresources.
+        entry.update(kind=_CONNECT_KINDS[sub].replace("*", info.kind),
+                     verbs=["create", "get"] if sub != "proxy" else
+                     ["create", "delete", "get", "patch", "update"])
     return entry
+
+
+_CONNECT_KINDS = {"exec": "PodExecOptions", "attach": "PodAttachOptions",
+                  "portforward": "PodPortForwardOptions", "proxy": "*ProxyOptions"}
 
 
 def resource_list(group: str, version: str) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
@@ -38,6 +38,9 @@ from . import bodies
 from .bodies import MAX_BODY, query_int
 from .negotiation import Wanted, negotiate
 from .routes import Target
+
+if TYPE_CHECKING:
+    from ..client.sockio import SharedSocket
 
 Alive = Callable[[], bool]
 
@@ -60,6 +63,11 @@ class Request:
     #: Every header as sent (names lower-case), repeated ones included
     #: (``Impersonate-Group`` may come several times); ``headers`` keeps the last.
     header_list: list[tuple[str, str]] = field(default_factory=list)
+    #: Every query parameter as sent, repeated ones included (``command`` of
+    #: exec comes once per word); ``query`` keeps the last of each.
+    query_list: list[tuple[str, str]] = field(default_factory=list)
+    #: The query string as sent (proxied on unchanged).
+    raw_query: str = ""
 
 
 @dataclass
@@ -70,6 +78,10 @@ class Response:
     headers: list[tuple[str, str]] = field(default_factory=list)
     #: For streams (watch, log -f): called with a liveness check of the client.
     stream: Callable[[Alive], Iterator[bytes]] | None = None
+    #: For upgrades (status 101: exec, attach, port-forward): called with the
+    #: connection once the answer's head is sent; the connection is closed
+    #: when it returns.
+    upgrade: Callable[[SharedSocket], None] | None = None
 
 
 def json_response(obj: Any, status: int = 200, *, yaml_out: bool = False,

@@ -31,6 +31,8 @@ class Target:
     namespace: str | None  # None: all namespaces (lists) or cluster-scoped
     name: str | None
     subresource: str | None
+    #: What follows ``/proxy`` in a proxy path (the path sent on to the pod).
+    rest: str = ""
 
     @property
     def resource(self) -> str:
@@ -72,6 +74,12 @@ def resolve(path: str) -> Target | None:
         raise NotFound(f'the server could not find the requested resource "{info.plural}"')
     name = rest[1] if len(rest) > 1 else None
     sub = rest[2] if len(rest) > 2 else None
+    if sub == "proxy" and sub in info.subresources:
+        # Everything after /proxy is the path on the pod (kept with its
+        # trailing slash, which matters to the server there).
+        marker = f"/{rest[1]}/proxy"
+        tail = path[path.index(marker) + len(marker):] if marker in path else ""
+        return Target(info, namespace, name, sub, rest=tail)
     if len(rest) > 3 or (sub is not None and sub not in info.subresources):
         raise NotFound(f'the server could not find the requested resource '
                        f'"{info.plural}/{sub or "/".join(rest[2:])}"')

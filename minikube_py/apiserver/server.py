@@ -42,6 +42,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
@@ -59,12 +60,14 @@ from ..auth.attributes import attributes_for
 from ..auth.impersonation import impersonate
 from ..auth.requestinfo import request_info
 from ..auth.user import UserInfo
+from ..client.sockio import SharedSocket
 from ..store.registry import Registry
 from . import discovery, openapi, openapi_v2, reviews
 from .authn import Authenticator
 from .authz import Authorization, forbidden_error
 from .handlers import MAX_BODY, LogSource, Request, ResourceHandlers, Response, json_response
 from .routes import resolve
+from .streaming.connect import Connect, StreamSource
 from .tokens import TokenIssuer
 
 log = logging.getLogger(__name__)
@@ -110,10 +113,12 @@ class APIServer:
                  tls: ssl.SSLContext | None = None,
                  scheduler: SchedulerInfo | None = None,
                  also_listen: Sequence[tuple[str, int]] = (),
-                 issuer: TokenIssuer | None = None) -> None:
+                 issuer: TokenIssuer | None = None,
+                 streams: StreamSource | None = None) -> None:
         """``token`` is the admin credential; ``issuer`` signs and checks
         service-account tokens (None: only the admin token is accepted and
-        ``serviceaccounts/token`` is not served)."""
+        ``serviceaccounts/token`` is not served); ``streams`` opens exec,
+        attach and port-forward sessions on the kubelets (None: refused)."""
         if not token:
             raise ValueError("the API server needs a bearer token")
         self.authenticator = Authenticator(registry.store, admin_token=token, issuer=issuer)
@@ -125,6 +130,7 @@ class APIServer:
         self._stopping = threading.Event()
         self.handlers = ResourceHandlers(registry, log_source=log_source,
                                          stopping=self._stopping.is_set)
+        self.connect = Connect(registry, streams, self._stopping.is_set)
         try:
             self._httpd = _Server((host, port), _Handler, self)
         except OSError as exc:
@@ -206,10 +212,19 @@ class APIServer:
         if any(k.startswith("impersonate-") for k in req.headers):
             user = impersonate(user, req.header_list or list(req.headers.items()),
                                self.authorization.authorize)
-        attrs = attributes_for(user, request_info(req.method, req.path, req.query))
+        info = request_info(req.method, req.path, req.query)
+        attrs = attributes_for(user, info)
         decision = self.authorization.authorize(attrs)
         if not decision.allowed:
             raise forbidden_error(attrs, decision.reason)
+        if req.method == "GET" and info.subresource in _CREATE_ON_GET:
+            # A WebSocket exec/attach/port-forward is a GET, but it runs
+            # something in the pod: kube-apiserver (1.31+,
+            # AuthorizePodWebsocketUpgradeCreatePermission) asks for create too.
+            create = attributes_for(user, replace(info, verb="create"))
+            decision = self.authorization.authorize(create)
+            if not decision.allowed:
+                raise forbidden_error(create, decision.reason)
         return user
 
     def route(self, req: Request) -> Response:
@@ -229,8 +244,10 @@ class APIServer:
         virtual = reviews.match(path)
         if virtual is not None:
             return self.reviews.handle(virtual, req, user)
-        target = resolve(path)
+        target = resolve(req.path if "/proxy" in req.path else path)
         if target is not None:
+            if target.subresource in _CONNECT:
+                return self.connect.handle(target, req)
             return self.handlers.handle(target, req)
         resp = self._non_resource(path, req)
         if req.method != "GET":
@@ -289,6 +306,11 @@ def _openapi_v2(accept: str) -> Response:
     return Response(200, body, _PROTOBUF_V2 if wants_protobuf else "application/json",
                     headers=[("ETag", etag), ("Cache-Control", "no-cache, private")])
 
+
+#: Subresources served by :class:`~.streaming.connect.Connect`.
+_CONNECT = frozenset({"exec", "attach", "portforward", "proxy"})
+#: Connect subresources whose WebSocket GET also needs ``create``.
+_CREATE_ON_GET = frozenset({"exec", "attach", "portforward"})
 
 #: The content type kube-openapi answers protobuf requests with.
 _PROTOBUF_V2 = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
@@ -467,10 +489,11 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         try:
             split = urlsplit(self.path)
-            query = dict(parse_qsl(split.query, keep_blank_values=True))
+            query_list = parse_qsl(split.query, keep_blank_values=True)
             body = self._read_body(headers)
-            req = Request(method, unquote(split.path), query, headers, body,
-                          [(k.lower(), v) for k, v in self.headers.items()])
+            req = Request(method, unquote(split.path), dict(query_list), headers, body,
+                          [(k.lower(), v) for k, v in self.headers.items()],
+                          query_list=query_list, raw_query=split.query)
             resp = self.server.api.route(req)
         except StatusError as exc:
             resp = json_response(exc.to_status(), exc.code)
@@ -511,6 +534,30 @@ class _Handler(BaseHTTPRequestHandler):
             raise RequestEntityTooLarge(f"Request entity too large: limit is {MAX_BODY}")
         return self.rfile.read(length) if length else b""
 
+    def _upgrade(self, run: Callable[[SharedSocket], None]) -> None:
+        """Hand the connection to ``run`` after the 101's head (exec, attach,
+        port-forward); it is closed afterwards, whatever happened."""
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        buffered = b""
+        with contextlib.suppress(OSError, ValueError):
+            # Whatever the client sent right after its request (it should
+            # wait for our 101, but need not) is already in our read buffer.
+            self.connection.setblocking(False)
+            buffered = getattr(self.rfile, "peek", lambda: b"")() or b""
+            if buffered:
+                buffered = self.rfile.read(len(buffered))
+        sock = SharedSocket(self.connection, buffered)
+        try:
+            run(sock)
+        except Exception:
+            log.exception("stream on %s failed", self.path)
+        finally:
+            sock.close()
+            with contextlib.suppress(OSError):
+                self.connection.setblocking(True)
+
     def _alive(self) -> bool:
         """False once the client has closed its end.
 
@@ -534,6 +581,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header("Connection", "close")
             for name, value in resp.headers:
                 self.send_header(name, value)
+            if resp.upgrade is not None:
+                self._upgrade(resp.upgrade)
+                return
             if resp.stream is None:
                 self.send_header("Content-Length", str(len(resp.body)))
                 self.end_headers()

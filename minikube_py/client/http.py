@@ -163,6 +163,19 @@ class HTTPClient:
 
     # ------------------------------------------------------------------ transport
 
+    @property
+    def host(self) -> str:
+        return self._host
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def tls(self) -> ssl.SSLContext | None:
+        """The TLS settings of this endpoint (None: plain HTTP)."""
+        return self._ssl
+
     def _connect(self, timeout: float | None) -> http.client.HTTPConnection:
         if self._scheme == "https":
             return http.client.HTTPSConnection(self._host, self._port, timeout=timeout,

@@ -15,8 +15,9 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import socket
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from ..admission.services import ServiceNetwork
 from ..api.errors import BadRequest, NotFound
 from ..apiserver import tls
 from ..apiserver.server import APIServer
+from ..apiserver.streaming.connect import StreamUnavailable
 from ..apiserver.tokens import TokenIssuer, issuer_for
 from ..auth.bootstrap import ensure_bootstrap_policy
 from ..client import kubeconfig
@@ -33,11 +35,13 @@ from ..client.local import LocalClient
 from ..controllers.manager import ControllerManager, ManagerOptions
 from ..kubelet.kubelet import Kubelet
 from ..kubelet.pleg import RuntimeLister
+from ..kubelet.streaming import StreamError
 from ..nodes import HostInfo, NodeSpec, carve, load_config
 from ..runtime.base import ContainerRuntime
 from ..runtime.fake import FakeRuntime
 from ..runtime.podman import PodmanRuntime
 from ..runtime.podman_service import PodmanService
+from ..runtime.streaming import ExecOptions, StreamSession
 from ..scheduler.config import load_profile
 from ..scheduler.framework import Framework
 from ..scheduler.scheduler import Scheduler
@@ -158,6 +162,42 @@ class _KubeletLogs:
             raise BadRequest(f'pod "{pod["metadata"]["name"]}" is on node "{node}", which this '
                              "control plane does not run")
         return kubelet.logs(pod, container, **options)
+
+
+class _KubeletStreams:
+    """The API server's stream source: the kubelet of the pod's node opens
+    exec, attach and port-forward sessions."""
+
+    def __init__(self, kubelets: Mapping[str, Kubelet]) -> None:
+        self._kubelets = kubelets
+
+    def _kubelet(self, pod: Mapping[str, Any]) -> Kubelet:
+        node = (pod.get("spec") or {}).get("nodeName", "")
+        kubelet = self._kubelets.get(node)
+        if kubelet is None:
+            raise StreamUnavailable(f'pod "{pod["metadata"]["name"]}" is on node "{node}", '
+                                    "which this control plane does not run")
+        return kubelet
+
+    def exec(self, pod: Mapping[str, Any], container: str, command: Sequence[str],
+             options: ExecOptions) -> StreamSession:
+        try:
+            return self._kubelet(pod).exec(pod, container, command, options)
+        except StreamError as exc:
+            raise StreamUnavailable(str(exc)) from exc
+
+    def attach(self, pod: Mapping[str, Any], container: str,
+               options: ExecOptions) -> StreamSession:
+        try:
+            return self._kubelet(pod).attach(pod, container, options)
+        except StreamError as exc:
+            raise StreamUnavailable(str(exc)) from exc
+
+    def port_forward(self, pod: Mapping[str, Any], port: int) -> socket.socket:
+        try:
+            return self._kubelet(pod).port_forward(pod, port)
+        except StreamError as exc:
+            raise StreamUnavailable(str(exc)) from exc
 
 
 class _SchedulerView:
@@ -312,6 +352,7 @@ class ControlPlane:
             self.controllers.start()
             self.apiserver = APIServer(self._registry, token=token, host=opts.host,
                                        port=opts.port, log_source=_KubeletLogs(self.kubelets),
+                                       streams=_KubeletStreams(self.kubelets),
                                        ready=self.ready, tls=tls.server_context(cert, key),
                                        scheduler=_SchedulerView(self.scheduler),
                                        also_listen=plan.api_listen(), issuer=issuer)

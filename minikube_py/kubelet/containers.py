@@ -208,7 +208,8 @@ def container_config(pod: Mapping[str, Any], c: Mapping[str, Any], *, node: str,
         cpu_millis_limit=_millis(resources, "limits", "cpu"),
         memory_limit_bytes=_millis(resources, "limits", "memory"),
         mounts=_mounts(pod, c, state_dir, values), security=_security(pod.get("spec") or {}, c),
-        labels=labels, init=init)
+        labels=labels, init=init, stdin=bool(c.get("stdin")),
+        stdin_once=bool(c.get("stdinOnce")), tty=bool(c.get("tty")))
 
 
 def sandbox_config(pod: Mapping[str, Any], node: str, *, cgroup_parent: str = "",

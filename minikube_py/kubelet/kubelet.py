@@ -62,9 +62,10 @@ from __future__ import annotations
 
 import functools
 import logging
+import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,8 @@ from ..runtime.base import (
     ContainerRuntime,
     RuntimeEventStream,
 )
+from ..runtime.streaming import ExecOptions, StreamSession
+from . import streaming
 from .admission import Admitter
 from .backoff import RestartBackoff
 from .dns import PodNetworking
@@ -471,6 +474,21 @@ class Kubelet:
                 self.queue.done(key)
 
     # ------------------------------------------------------------------ logs
+
+    def exec(self, pod: Mapping[str, Any], container: str, command: Sequence[str],
+             options: ExecOptions) -> StreamSession:
+        """``kubectl exec``: ``command`` in the pod's running ``container``
+        (see :mod:`.streaming`; raises :class:`~.streaming.StreamError`)."""
+        return streaming.exec_in(self.runtime, pod, container, command, options)
+
+    def attach(self, pod: Mapping[str, Any], container: str,
+               options: ExecOptions) -> StreamSession:
+        """``kubectl attach``: the running container's own streams."""
+        return streaming.attach(self.runtime, pod, container, options)
+
+    def port_forward(self, pod: Mapping[str, Any], port: int) -> socket.socket:
+        """``kubectl port-forward``: a connection to ``localhost:port`` in the pod."""
+        return streaming.port_forward(self.runtime, pod, port)
 
     def logs(self, pod: Mapping[str, Any], container: str | None = None, *,
              follow: bool = False, previous: bool = False, tail_lines: int | None = None,

@@ -357,5 +357,10 @@ def pod_status(pod: Mapping[str, Any], *, sandbox: Sandbox | None,
     if init_specs:
         status["initContainerStatuses"] = init
     status["containerStatuses"] = apps
+    ephemeral = list(spec.get("ephemeralContainers") or [])
+    if ephemeral:
+        # Never ready: nothing may depend on a debugging container.
+        status["ephemeralContainerStatuses"] = [{**st, "ready": False}
+                                                for st in statuses(ephemeral)]
     status["qosClass"] = old.get("qosClass") or qos_class(pod)
     return status

@@ -60,6 +60,7 @@ and Conflict propagate (the caller retries with back-off).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import shutil
@@ -125,8 +126,9 @@ def _latest(instances: Mapping[str, list[ContainerStatus]], name: str) -> Contai
     return found[-1] if found else None
 
 
-def _field_path(name: str, init: bool) -> str:
-    return f"spec.{'initContainers' if init else 'containers'}{{{name}}}"
+def _field_path(name: str, init: bool, ephemeral: bool = False) -> str:
+    group = "ephemeralContainers" if ephemeral else "initContainers" if init else "containers"
+    return f"spec.{group}{{{name}}}"
 
 
 def _format_pod(meta: Mapping[str, Any]) -> str:
@@ -524,6 +526,15 @@ class PodSyncer:
                 elif latest.state == CONTAINER_EXITED and (
                         policy == "Always" or (policy == "OnFailure" and latest.exit_code != 0)):
                     requeue.extend(self._restart(pod, sandbox, c, latest, init=False))
+        # Ephemeral containers (kubectl debug) start once, whether or not the pod
+        # is initialized, and are never restarted.
+        for c in spec.get("ephemeralContainers") or []:
+            latest = _latest(instances, c["name"])
+            if latest is None or latest.state == CONTAINER_CREATED:
+                target = _latest(instances, str(c.get("targetContainerName") or ""))
+                self._start(pod, sandbox, c, init=False, latest=latest, ephemeral=True,
+                            share_pid_with=target.id if target is not None and
+                            target.state == CONTAINER_RUNNING else "")
         if any(reason == CONFIG_ERROR for reason, _ in self._waiting(pod).values()):
             # A missing ConfigMap or Secret may appear any moment: look again soon.
             requeue.append(CONFIG_RETRY)
@@ -637,11 +648,14 @@ class PodSyncer:
         return []
 
     def _start(self, pod: Object, sandbox: Sandbox, c: Mapping[str, Any], *, init: bool,
-               latest: ContainerStatus | None) -> bool:
-        """Create (unless ``latest`` is a created one) and start a container."""
+               latest: ContainerStatus | None, ephemeral: bool = False,
+               share_pid_with: str = "") -> bool:
+        """Create (unless ``latest`` is a created one) and start a container;
+        an ephemeral one may join the process namespace of ``share_pid_with``
+        (``kubectl debug --target``)."""
         uid = str(pod["metadata"]["uid"])
         name = str(c["name"])
-        field_path = _field_path(name, init)
+        field_path = _field_path(name, init, ephemeral)
         if latest is not None and latest.state == CONTAINER_CREATED:
             cid = latest.id
         else:
@@ -669,6 +683,8 @@ class PodSyncer:
             except ConfigError as exc:
                 self._fail(pod, uid, name, field_path, CONFIG_ERROR, str(exc))
                 return False
+            if share_pid_with:
+                config = dataclasses.replace(config, pid_namespace_of=share_pid_with)
             try:
                 cid = self.runtime.create_container(sandbox.id, config)
             except ContainerRuntimeError as exc:

@@ -33,9 +33,12 @@ Contract every implementation keeps:
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
+
+from .streaming import ExecOptions, StreamSession
 
 __all__ = [
     "CONTAINER_CREATED",
@@ -268,6 +271,14 @@ class ContainerConfig:
     security: SecurityConfig = field(default_factory=SecurityConfig)
     labels: Mapping[str, str] = field(default_factory=dict)
     init: bool = False
+    #: Keep stdin open for ``attach`` (``stdin``), close it after the first
+    #: attach ends (``stdinOnce``), give the process a terminal (``tty``).
+    stdin: bool = False
+    stdin_once: bool = False
+    tty: bool = False
+    #: Join the process namespace of this (running) container of the same
+    #: sandbox: an ephemeral container targeting it sees its processes.
+    pid_namespace_of: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,6 +437,25 @@ class ContainerRuntime(Protocol):
                   timeout: float) -> ExecResult:
         """Run ``command`` in the running container and wait at most ``timeout``
         seconds (then ``timed_out`` is True and the command is killed)."""
+        ...
+
+    # streams (see :mod:`.streaming`)
+    def exec_stream(self, container_id: str, command: Sequence[str],
+                    options: ExecOptions) -> StreamSession:
+        """Start ``command`` in the running container and hand over its
+        streams (``kubectl exec``). Raises :class:`InvalidState` when the
+        container is not running."""
+        ...
+
+    def attach(self, container_id: str, options: ExecOptions) -> StreamSession:
+        """The running container's own streams (``kubectl attach``)."""
+        ...
+
+    def port_forward(self, sandbox_id: str, port: int) -> socket.socket:
+        """A TCP connection to ``localhost:port`` in the sandbox's network
+        namespace (``kubectl port-forward``); the caller closes it. Raises
+        :class:`ContainerRuntimeError` in the kubelet's words when nothing
+        listens there."""
         ...
 
     def stats(self) -> list[ContainerStats]:

@@ -63,6 +63,7 @@ import collections
 import hashlib
 import ipaddress
 import itertools
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -97,7 +98,9 @@ from .base import (
     SandboxConfig,
     SandboxNotFound,
 )
+from .fake_stream import FakeStream, echo_connection
 from .logformat import format_log_lines, rfc3339_nano
+from .streaming import ExecOptions
 
 __all__ = ["FAKE_CPU_MILLIS", "FAKE_EXEC_DELAY", "FAKE_EXEC_EXIT_CODE", "FAKE_EXIT_CODE",
            "FAKE_IGNORE_SIGTERM", "FAKE_MEMORY_BYTES", "FakeRuntime", "rfc3339_nano"]
@@ -533,6 +536,40 @@ class FakeRuntime:
             code = override if override is not None else \
                 int(_env_number(c.config, FAKE_EXEC_EXIT_CODE, 0))
             return ExecResult(exit_code=code, output=output)
+
+    def _running_container(self, container_id: str, verb: str) -> _Container:
+        c = self._container(container_id)
+        if c.status.state != CONTAINER_RUNNING:
+            raise InvalidState(f'container "{container_id}" is {c.status.state}, '
+                               f"not running: cannot {verb} it")
+        return c
+
+    def exec_stream(self, container_id: str, command: Sequence[str],
+                    options: ExecOptions) -> FakeStream:
+        """A ``cat``-like session (see :mod:`.fake_stream`)."""
+        with self._cond:
+            c = self._running_container(container_id, "exec in")
+            self.exec_history.append((container_id, c.config.name, tuple(command)))
+            override = self.exec_exit_codes.get(c.config.name)
+            code = override if override is not None else \
+                int(_env_number(c.config, FAKE_EXEC_EXIT_CODE, 0))
+        return FakeStream(f"fake exec: {' '.join(command)}\n".encode(), tty=options.tty,
+                          stdin=options.stdin, exit_code=code)
+
+    def attach(self, container_id: str, options: ExecOptions) -> FakeStream:
+        with self._cond:
+            c = self._running_container(container_id, "attach to")
+        return FakeStream(f"fake attach: {c.config.name}\n".encode(), tty=options.tty,
+                          stdin=options.stdin, exit_code=None)
+
+    def port_forward(self, sandbox_id: str, port: int) -> socket.socket:
+        """An echo connection for a port a container of the sandbox declares."""
+        with self._cond:
+            if sandbox_id not in self._sandboxes:
+                raise SandboxNotFound(sandbox_id)
+            declared = {p.container_port for c in self._containers.values()
+                        if c.status.sandbox_id == sandbox_id for p in c.config.ports}
+        return echo_connection(port, declared)
 
     def stats(self) -> list[ContainerStats]:
         now = self._clock()

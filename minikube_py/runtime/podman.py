@@ -46,6 +46,7 @@ import logging
 import math
 import re
 import signal
+import socket
 import threading
 import time
 import urllib.parse
@@ -81,6 +82,7 @@ from .base import (
     SandboxConfig,
     SandboxNotFound,
 )
+from .netns import connect_in_netns
 from .podman_api import (
     DEFAULT_TIMEOUT,
     PodmanAPI,
@@ -107,6 +109,8 @@ from .podman_spec import (
     pod_name,
     pod_spec,
 )
+from .podman_stream import PodmanStream, attach, exec_stream
+from .streaming import ExecOptions
 
 __all__ = ["PodmanRuntime"]
 
@@ -724,6 +728,37 @@ class PodmanRuntime:
             raise InvalidState(f'container "{container_id}" is {status.state}, '
                                "not running: cannot exec in it")
         return exec_sync(self._api, container_id, command, timeout=timeout)
+
+    def _running(self, container_id: str, verb: str) -> None:
+        status = self.container_status(container_id)
+        if status.state != CONTAINER_RUNNING:
+            raise InvalidState(f'container "{container_id}" is {status.state}, '
+                               f"not running: cannot {verb} it")
+
+    def exec_stream(self, container_id: str, command: Sequence[str],
+                    options: ExecOptions) -> PodmanStream:
+        """Start ``command`` in the running container; its streams (see
+        :mod:`.streaming`)."""
+        self._running(container_id, "exec in")
+        return exec_stream(self._api, container_id, list(command), options)
+
+    def attach(self, container_id: str, options: ExecOptions) -> PodmanStream:
+        """The running container's own stdin/stdout/stderr."""
+        self._running(container_id, "attach to")
+        return attach(self._api, container_id, options)
+
+    def port_forward(self, sandbox_id: str, port: int) -> socket.socket:
+        """A connection to ``localhost:port`` inside the sandbox's network
+        namespace (where the pod's containers listen)."""
+        info = self._pod_info(sandbox_id)
+        if not info.infra_id:
+            raise ContainerRuntimeError(f"pod {sandbox_id[:12]} has no infra container")
+        state = self._inspect(info.infra_id).get("State") or {}
+        pid = int(state.get("Pid") or 0)
+        if pid <= 0:
+            raise InvalidState(f"pod {sandbox_id[:12]} is not running: its network "
+                               "namespace is gone")
+        return connect_in_netns(pid, port)
 
     def stats(self) -> list[ContainerStats]:
         ids = [e["id"] for e in self._list_raw(None, running=True)]

@@ -291,6 +291,10 @@ def adapt_plan(plan: EnginePlan, facts: HostFacts, error: str) -> EnginePlan | N
     return None
 
 
+#: Seconds an ended exec session stays in Podman (``engine.exit_command_delay``).
+EXEC_SESSION_LINGER = 2
+
+
 def containers_conf(plan: EnginePlan) -> str:
     """The ``containers.conf`` our own service runs with."""
     lines = ["# Written by minikube-py (minikube_py/runtime/podman_service.py) for the Podman",
@@ -298,8 +302,13 @@ def containers_conf(plan: EnginePlan) -> str:
     limits = ", ".join(f'"{kind}={soft}:{hard}"'
                        for kind, (soft, hard) in sorted(plan.ulimits.items()))
     lines.append(f"default_ulimits = [{limits}]")
+    # Podman removes an exec session made through its API this long after the
+    # process exits (default 5 minutes, "to mimic Docker"); we read the exit
+    # code the moment the output ends, so 2 s keeps exec probes and
+    # ``kubectl exec`` from piling sessions up on the container.
+    lines += ["", "[engine]", f"exit_command_delay = {EXEC_SESSION_LINGER}"]
     if plan.oci_runtime:
-        lines += ["", "[engine]", f'runtime = "{plan.oci_runtime}"']
+        lines.append(f'runtime = "{plan.oci_runtime}"')
     return "\n".join(lines) + "\n"
 
 

@@ -218,4 +218,10 @@ def container_spec(pod_id: str, config: ContainerConfig, *, name: str,
         spec["cap_drop"] = [_cap(c) for c in sec.cap_drop]
     if oci_runtime:
         spec["oci_runtime"] = oci_runtime
+    if config.stdin:
+        spec["stdin"] = True
+    if config.tty:
+        spec["terminal"] = True
+    if config.pid_namespace_of:
+        spec["pidns"] = {"nsmode": "container", "value": config.pid_namespace_of}
     return spec

@@ -245,7 +245,7 @@ class Registry:
             txn = self.admission.begin_update(info, new, old, subresource)
             try:
                 new = self._prepare_for_update(info, new, old, subresource)
-                check_update(new, old)
+                check_update(new, old, subresource)
                 self.admission.validate_update(info, new, subresource)
                 stored = canonicalize(new)
                 if dry_run:

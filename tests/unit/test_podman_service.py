@@ -151,8 +151,10 @@ def test_nproc_limited_by_its_hard_limit_says_so() -> None:
 def test_containers_conf() -> None:
     text = containers_conf(plan_engine(facts()))
     assert 'default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]' in text
-    assert '[engine]\nruntime = "runc"' in text
-    assert "[engine]" not in containers_conf(EnginePlan({"nofile": (5, 5)}, None))
+    assert '[engine]\nexit_command_delay = 2\nruntime = "runc"' in text
+    # Ended exec sessions go 2 s after their exit whatever the OCI runtime.
+    plain = containers_conf(EnginePlan({"nofile": (5, 5)}, None))
+    assert "[engine]\nexit_command_delay = 2\n" in plain and "runtime =" not in plain
 
 
 # ---------------------------------------------------------------------- reading errors, adapting

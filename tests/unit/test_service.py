@@ -242,8 +242,8 @@ def test_selectors(registry: Registry):
     info = kinds.resolve("svc")
     assert (info.kind, info.plural, info.short_names, info.subresources, info.categories,
             info.field_labels, info.returns_deleted_object) == (
-        "Service", "services", ("svc",), ("status",), ("all",), ("spec.clusterIP", "spec.type"),
-        True)
+        "Service", "services", ("svc",), ("status", "proxy"), ("all",),
+        ("spec.clusterIP", "spec.type"), True)
 
 
 # ------------------------------------------------------------------ table

@@ -131,8 +131,8 @@ NO_DETAILS = object()
 
 
 @pytest.mark.parametrize("method, path, body, content_type, details", [
-    # kubectl debug: the subresource is not served -> a 404 with empty details.
-    ("PATCH", f"{PODS}/web/ephemeralcontainers", {}, "application/strategic-merge-patch+json",
+    # A subresource that is not served -> a 404 with empty details.
+    ("PATCH", f"{PODS}/web/nosuchsubresource", {}, "application/strategic-merge-patch+json",
      {}),
     ("GET", "/api/v1/widgets", None, "application/json", {}),
     ("GET", "/apis/nope/v1/things", None, "application/json", {}),

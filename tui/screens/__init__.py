@@ -2,6 +2,7 @@
 
 * :class:`LogsScreen`: a pod's container logs, streamed without blocking the UI.
 * :class:`DescribeScreen`: ``kubectl describe`` text or the object's YAML.
+* :class:`PortForwardScreen`: start, list and stop port-forwards to a pod.
 * :class:`ConfirmDialog`, :class:`ScaleDialog`, :class:`ApplyDialog`: modal
   questions whose answer comes back through ``push_screen``'s callback (or
   ``push_screen_wait``).
@@ -15,6 +16,7 @@ from __future__ import annotations
 from .describe import DescribeScreen, describe_texts
 from .dialogs import ApplyDialog, ConfirmDialog, ManifestTree, ScaleDialog, parse_replicas
 from .logs import LogSource, LogsScreen, default_container, pod_containers
+from .portforward import PortForwardScreen, parse_ports
 
 __all__ = [
     "ApplyDialog",
@@ -23,9 +25,11 @@ __all__ = [
     "LogSource",
     "LogsScreen",
     "ManifestTree",
+    "PortForwardScreen",
     "ScaleDialog",
     "default_container",
     "describe_texts",
+    "parse_ports",
     "parse_replicas",
     "pod_containers",
 ]

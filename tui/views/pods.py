@@ -119,6 +119,8 @@ class PodsView(View):
         Binding("T", "sort('restarts')", "Sort restarts", show=False),
         Binding("O", "sort('node')", "Sort node", show=False),
         Binding("l", "app.logs", "Logs"),
+        Binding("s", "app.shell", "Shell"),
+        Binding("F", "app.port_forward", "Port-forward"),
         Binding("enter", "app.scores", "Why here?"),
     ]
 

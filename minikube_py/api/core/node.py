@@ -50,7 +50,7 @@ from ..validation_meta import (
 )
 
 INFO = KindInfo("Node", "", "v1", "nodes", "node", False, ("no",),
-                field_labels=("spec.unschedulable",), subresources=("status",))
+                field_labels=("spec.unschedulable",), subresources=("status", "proxy"))
 
 # ------------------------------------------------------------------ validation
 

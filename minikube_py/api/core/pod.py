@@ -10,6 +10,7 @@ the pod. Admission (Priority, DefaultTolerationSeconds, Pod Security) is in
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +19,7 @@ from ..describe.pods import describe_pod
 from ..generated import core_v1
 from ..qos import qos_class
 from ..resource import KindInfo, Resource
-from ..validation_pod import validate_pod, validate_pod_update
+from ..validation_pod import validate_ephemeral_update, validate_pod, validate_pod_update
 from .pod_table import POD_COLUMNS, print_pod
 
 INFO = KindInfo(
@@ -28,7 +29,8 @@ INFO = KindInfo(
         "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
         "status.podIP", "status.nominatedNodeName",
     ),
-    subresources=("status", "binding", "log"),
+    subresources=("status", "binding", "log", "exec", "attach", "portforward", "proxy",
+                  "ephemeralcontainers"),
     categories=("all",),
     returns_deleted_object=True,
 )
@@ -65,6 +67,19 @@ def grace_period(pod: Mapping[str, Any], requested: int | None) -> int:
     return int(spec.get("terminationGracePeriodSeconds", 30))
 
 
+def _ephemeral_containers(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """A write to ``pods/ephemeralcontainers`` changes only
+    ``spec.ephemeralContainers``; everything else stays as stored."""
+    out = copy.deepcopy(old)
+    out["metadata"]["resourceVersion"] = new["metadata"].get("resourceVersion")
+    ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
+    if ephemeral:
+        out.setdefault("spec", {})["ephemeralContainers"] = ephemeral
+    else:
+        out.get("spec", {}).pop("ephemeralContainers", None)
+    return out
+
+
 def _describe(pod: Mapping[str, Any], related: Mapping[str, Any], events: Any,
               ctx: Any) -> str:
     return describe_pod(pod, events, ctx)
@@ -75,6 +90,8 @@ RESOURCE = Resource(
     defaults=default_pod,
     validate=validate_pod,
     validate_update=validate_pod_update,
+    update_subresource={"ephemeralcontainers": _ephemeral_containers},
+    validate_subresource_update={"ephemeralcontainers": validate_ephemeral_update},
     generation="spec",
     initial_status=initial_status,
     field_value=field_value,

@@ -61,7 +61,7 @@ __all__ = ["CLUSTER_IP_NONE", "INFO", "RESOURCE", "SERVICE_NAME_LABEL", "cluster
            "requests_only_local_traffic", "service_type", "should_allocate_node_ports"]
 
 INFO = KindInfo("Service", "", "v1", "services", "service", True, ("svc",),
-                field_labels=("spec.clusterIP", "spec.type"), subresources=("status",),
+                field_labels=("spec.clusterIP", "spec.type"), subresources=("status", "proxy"),
                 categories=("all",), returns_deleted_object=True)
 
 #: ``discoveryv1.LabelServiceName``: the label naming a slice's Service.

@@ -1,0 +1,1 @@
+"""Streaming to and from pods: WebSocket channel protocols, SPDY port-forwarding, proxying."""
