@@ -25,6 +25,7 @@ on nodes; ``s``/``r``/``u`` on workloads; ``enter`` on a Service describes it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -162,6 +163,11 @@ class DashboardApp(App[None]):
         self._home: Screen[Any]
         #: Port-forwards started from the dashboard (label, forward); stopped on quit.
         self.forwards: list[tuple[str, PortForward]] = []
+        #: How ``s`` hands the terminal to a shell (Textual's suspend), and the
+        #: (stdin, stdout) descriptors it uses (None: the terminal's); tests
+        #: replace both to drive the shell headless.
+        self.hand_over: Callable[[], contextlib.AbstractContextManager[Any]] = self.suspend
+        self.shell_fds: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -412,10 +418,14 @@ class DashboardApp(App[None]):
             self.notify(f"shell: pod {sel.ref} has no containers", severity="warning")
             return
         try:
-            with self.suspend():
-                print(f"Shell in {sel.ref}, container {container} (exit to return to the "
-                      "dashboard)", flush=True)
-                code = exec_interactive(client, sel.namespace, sel.name, container)
+            with self.hand_over():
+                fds = self.shell_fds
+                if fds is None:
+                    print(f"Shell in {sel.ref}, container {container} (exit to return to the "
+                          "dashboard)", flush=True)
+                code = exec_interactive(client, sel.namespace, sel.name, container,
+                                        stdin_fd=fds[0] if fds else None,
+                                        stdout_fd=fds[1] if fds else None)
         except Exception as exc:  # every failure is shown, none crashes the app
             self.notify(f"shell in {sel.ref}: {error_text(exc)}", severity="error")
             return

@@ -69,7 +69,9 @@ class SharedSocket:
                     pass
                 except ssl.SSLWantWriteError:
                     want_write = True
-                except (ssl.SSLZeroReturnError, ConnectionError):
+                except (ssl.SSLZeroReturnError, ssl.SSLEOFError, ConnectionError):
+                    # A clean close, or a peer that hung up without TLS's goodbye
+                    # (kubectl does when its user presses Ctrl-C): the end either way.
                     return b""
                 except OSError:
                     if self._closed.is_set():

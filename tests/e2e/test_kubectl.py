@@ -232,17 +232,21 @@ def test_logs_follow_streams_until_interrupted(daemon: Daemon):
     assert "as default/follow/main" in text
 
 
-def test_debug_gets_kubectls_own_clean_error_not_a_panic(daemon: Daemon):
-    """Ephemeral containers are not served yet: kubectl must say so itself. It
-    reads ``details.name`` of the 404 without a nil check, so a Status without
-    ``details`` made it panic."""
+def test_debug_adds_an_ephemeral_container(daemon: Daemon):
+    """``kubectl debug`` (no terminal) patches ``pods/ephemeralcontainers``; the
+    hollow kubelet starts the container and reports it (never ready)."""
     daemon.kubectl("apply", "-f", "-", input=PLACED_POD.format(name="debugged"))
-    result = daemon.kubectl("debug", "debugged", "-it", "--profile=general",
-                            "--image=localhost/minikube-py/busybox:1.35", input="",
-                            check=False, timeout=30)
+    daemon.kubectl("wait", "--for=condition=Ready", "pod/debugged", "--timeout=60s")
+    result = daemon.kubectl("debug", "debugged", "--profile=general",
+                            "--image=localhost/minikube-py/busybox:1.35", "--", "true",
+                            timeout=30)
     assert "panic" not in result.stderr, result.stderr
-    assert result.returncode == 1, result.stderr
-    assert "ephemeral containers are disabled for this cluster" in result.stderr
+    pod = daemon.get_json("pod", "debugged")
+    names = [c["name"] for c in pod["spec"]["ephemeralContainers"]]
+    assert len(names) == 1 and names[0].startswith("debugger-")
+    statuses = wait_for(lambda: daemon.get_json("pod", "debugged")["status"].get(
+        "ephemeralContainerStatuses"), timeout=30, what="the ephemeral container's status")
+    assert statuses[0]["name"] == names[0] and statuses[0]["ready"] is False
     daemon.kubectl("delete", "pod", "debugged", "--grace-period=0")
 
 

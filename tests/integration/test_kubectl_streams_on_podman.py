@@ -24,6 +24,10 @@ from typing import IO
 import pytest
 import yaml
 
+from minikube_py.client.http import HTTPClient
+from minikube_py.client.kubeconfig import load
+from minikube_py.ops.portforward import PortForward
+from minikube_py.ops.shell import exec_interactive
 from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
 from tests.hostclean import release_cluster
 from tests.inpod import app_container, podman
@@ -336,6 +340,44 @@ def test_official_client_stream_and_portforward(daemon: Daemon) -> None:
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out == {"text": "hi\nerr\n", "binary": 4096, "code": 5, "interactive": "typed",
                    "portforward": "hello-web\n"}
+
+
+# ---------------------------------------------------------------------- our own client
+
+
+def test_the_dashboards_shell_and_port_forward(daemon: Daemon) -> None:
+    """What ``s`` and ``shift+f`` run (ops.shell, ops.portforward), with pipes
+    for a terminal."""
+    pod = web_pod(daemon)
+    client = HTTPClient(load(daemon.kubeconfig))
+    stdin_r, stdin_w = os.pipe()
+    out_r, out_w = os.pipe()
+    os.write(stdin_w, b"echo from-shell; exit 6\n")
+    os.close(stdin_w)
+    try:
+        code = exec_interactive(client, "default", pod, "web", ("sh",), stdin_fd=stdin_r,
+                                stdout_fd=out_w)
+        os.close(out_w)
+        assert code == 6
+        assert os.read(out_r, 65536) == b"from-shell\n"
+    finally:
+        os.close(stdin_r)
+        os.close(out_r)
+    forward = PortForward(client, "default", pod, 8080).start()
+    try:
+        assert [_get(forward.local_port) for _ in range(3)] == [b"hello-web\n"] * 3
+        assert forward.connections == 3
+    finally:
+        forward.stop()
+    closed = PortForward(client, "default", pod, 9).start()
+    try:
+        with pytest.raises(OSError):
+            _get(closed.local_port, "/")
+        wait_for(lambda: "connection refused" in closed.last_error, timeout=10,
+                 what="the refusal as the forward's last error")
+        assert "error forwarding port 9 to pod" in closed.last_error
+    finally:
+        closed.stop()
 
 
 # ---------------------------------------------------------------------- leftovers

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import subprocess
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.widgets import DataTable, Input
 
 from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import load
@@ -23,7 +26,7 @@ from minikube_py.controlplane import ControlPlane, Options
 from tests.hostclean import release_cluster_id
 from tests.waiting import until
 from tui.app import DashboardApp
-from tui.screens import ApplyDialog, LogsScreen, ManifestTree
+from tui.screens import ApplyDialog, LogsScreen, ManifestTree, PortForwardScreen
 from tui.views.pods import PodsView
 
 # Generous: Podman on a shared CI host can take a minute to start a handful of pods.
@@ -122,5 +125,47 @@ def test_apply_manifests_see_them_run_and_read_logs(plane: ControlPlane,
                                            for line in logs.lines), "hello's log line",
                         timeout=SLOW)
             await pilot.press("escape")
+            # shift+f on a web pod: a port-forward, listed, used, stopped.
+            web = next(r[1] for r in view.table.plain_rows() if r[1].startswith("web-"))
+            view.table.select_key(f"default/{web}")
+            await pilot.press("F")
+            screen = app.screen
+            assert isinstance(screen, PortForwardScreen)
+            assert screen.query_one("#pf-ports", Input).value == "8080:8080"  # its port
+            screen.query_one("#pf-ports", Input).value = "0:8080"
+            await pilot.press("enter")
+            assert screen.error is None and len(app.forwards) == 1
+            label, forward = app.forwards[0]
+            assert label.endswith(f"default/{web}:8080")
+            body = await asyncio.to_thread(_fetch, forward.local_port, "/hostname")
+            assert body.strip() == web.encode()
+            await until(pilot, lambda: screen.query_one("#pf-table", DataTable).row_count == 1,
+                        "the forward listed", timeout=10)
+            screen.query_one("#pf-table", DataTable).focus()
+            await pilot.press("ctrl+d")
+            assert app.forwards == []
+            with pytest.raises(OSError):
+                _fetch(forward.local_port, "/hostname")
+            await pilot.press("escape")
+            # s on hello: a shell in it (headless: pipes instead of the terminal).
+            stdin_r, stdin_w = os.pipe()
+            out_r, out_w = os.pipe()
+            os.write(stdin_w, b"cat /proc/1/cmdline | tr '\\0' ' '; exit 4\n")
+            os.close(stdin_w)
+            app.hand_over = contextlib.nullcontext
+            app.shell_fds = (stdin_r, out_w)
+            view.table.select_key("default/hello")
+            await pilot.press("s")
+            await until(pilot, lambda: any("exited with code 4" in m for _, m in app.notices),
+                        "the shell's exit", timeout=30)
+            os.close(out_w)
+            assert os.read(out_r, 65536).startswith(b"sleep 3600")  # hello's process 1
+            os.close(stdin_r)
+            os.close(out_r)
 
     asyncio.run(main())
+
+
+def _fetch(port: int, path: str) -> bytes:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as reply:
+        return bytes(reply.read())
