@@ -164,8 +164,8 @@ class SpdyForwarder:
             port = 0
         with self.lock:
             if kind not in ("error", "data") or not 0 < port < 65536:
-                # The kubelet refuses such a stream (its reply finishes it).
-                self.session.reply(stream_id, fin=True)
+                # The kubelet refuses such a stream with RST_STREAM CANCEL.
+                self.session.reset(stream_id)
                 self._flush()
                 return
             self.session.reply(stream_id)
