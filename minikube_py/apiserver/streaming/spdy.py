@@ -75,7 +75,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 __all__ = [
-    "HEADER_DICTIONARY", "DataFrame", "DataReceived", "Event", "Frame", "FrameDecoder",
+    "HEADER_DICTIONARY", "DataFrame", "DataReceived", "Frame", "FrameDecoder",
     "FrameEncoder", "GoAway", "Headers", "Ping", "RstStream", "ServerSession", "SessionClosed",
     "Settings", "SpdyProtocolError", "StreamEnded", "StreamOpened", "StreamReset", "SynReply",
     "SynStream", "WindowUpdate",
