@@ -16,7 +16,10 @@ import json
 import os
 import signal
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+
+from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
 
 LABEL_CLUSTER = "minikube-py.io/cluster"
 TABLE_PREFIX = "minikube-py-"
@@ -26,6 +29,23 @@ def _run(*argv: str) -> str:
     result = subprocess.run(list(argv), capture_output=True, text=True, timeout=120,
                             check=False)
     return result.stdout
+
+
+@contextlib.contextmanager
+def podman_daemon(state: Path, *extra: str) -> Iterator[Daemon]:
+    """A daemon on Podman (1 node unless ``extra`` says otherwise); afterwards
+    its pods are force-deleted, it is stopped, and what it left on the host
+    is released (even when stopping fails)."""
+    nodes = [] if "--nodes" in extra else ["--nodes", "1"]
+    d = start_daemon(state, "--runtime", "podman", *nodes, *extra)
+    try:
+        yield d
+    finally:
+        try:
+            d.kubectl("delete", "pods", "--all", "--grace-period=0", "--force", check=False)
+            stop_daemon(d)
+        finally:
+            release_cluster(state)
 
 
 def release_cluster(state: Path) -> None:

@@ -12,44 +12,29 @@ Kubernetes' reason, from the answer's ``Status``).
 
 from __future__ import annotations
 
-import contextlib
 import socket
-import threading
 from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from wsproto import ConnectionType, WSConnection
-from wsproto.connection import ConnectionState
 from wsproto.events import (
     AcceptConnection,
-    BytesMessage,
-    CloseConnection,
-    Ping,
     RejectConnection,
     RejectData,
     Request,
-    TextMessage,
 )
 
 from .http import HTTPClient, status_error
 from .sockio import SharedSocket
+from .wsconn import WebSocketConnection
 
 __all__ = ["ClientWebSocket"]
 
 _HANDSHAKE_TIMEOUT = 30.0
 
 
-class ClientWebSocket:
+class ClientWebSocket(WebSocketConnection):
     """See the module docstring."""
-
-    def __init__(self, sock: SharedSocket, ws: WSConnection, protocol: str,
-                 leftover: list[bytes | str | None]) -> None:
-        self._sock = sock
-        self._ws = ws
-        self.protocol = protocol
-        self._lock = threading.Lock()
-        self._pending = leftover
-        self._parts: list[bytes | str] = []
 
     @classmethod
     def connect(cls, client: HTTPClient, path: str, query: Sequence[tuple[str, str]],
@@ -70,9 +55,12 @@ class ClientWebSocket:
             ws.receive_data(data or None)
             for event in ws.events():
                 if isinstance(event, AcceptConnection):
-                    shared = SharedSocket(sock)
-                    out = cls(shared, ws, event.subprotocol or "", [])
-                    out._absorb()
+                    out = cls(SharedSocket(sock), ws, event.subprotocol or "")
+                    # Frames that came with the 101 are waiting in wsproto already.
+                    with out._lock:
+                        replies = out._drain()
+                    for reply in replies:
+                        out.sock.sendall(reply)
                     return out
                 if isinstance(event, RejectConnection):
                     status = event.status_code
@@ -88,66 +76,7 @@ class ClientWebSocket:
                 raise status_error(status or 502, body or b"the API server closed the "
                                    b"connection during the WebSocket handshake")
 
-    # ------------------------------------------------------------------ messages
-
-    def _absorb(self) -> list[bytes]:
-        """wsproto's events into whole messages; returns replies to send."""
-        replies: list[bytes] = []
-        for event in self._ws.events():
-            if isinstance(event, (BytesMessage, TextMessage)):
-                self._parts.append(bytes(event.data) if isinstance(event, BytesMessage)
-                                   else event.data)
-                if event.message_finished:
-                    if isinstance(event, BytesMessage):
-                        self._pending.append(b"".join(p for p in self._parts
-                                                      if isinstance(p, bytes)))
-                    else:
-                        self._pending.append("".join(p for p in self._parts
-                                                     if isinstance(p, str)))
-                    self._parts.clear()
-            elif isinstance(event, Ping):
-                replies.append(self._ws.send(event.response()))
-            elif isinstance(event, CloseConnection):
-                if self._ws.state == ConnectionState.REMOTE_CLOSING:
-                    replies.append(self._ws.send(event.response()))
-                self._pending.append(None)
-        return replies
-
-    def receive(self, timeout: float | None = None) -> bytes | str | bool | None:
-        """The next whole message; ``None`` once closed; ``False`` on timeout."""
-        while not self._pending:
-            if self._ws.state == ConnectionState.CLOSED or self._sock.closed:
-                return None
-            data = self._sock.recv(65536, timeout=timeout)
-            if data is None:
-                return False
-            with self._lock:
-                self._ws.receive_data(data or None)
-                replies = self._absorb()
-            for reply in replies:
-                try:
-                    self._sock.sendall(reply)
-                except ConnectionError:
-                    self._pending.append(None)
-            if not data:
-                self._pending.append(None)
-        return self._pending.pop(0)
-
-    def send(self, message: bytes | str) -> None:
-        with self._lock:
-            if self._ws.state != ConnectionState.OPEN:
-                raise ConnectionError("the WebSocket is closed")
-            data = self._ws.send(BytesMessage(data=message) if isinstance(message, bytes)
-                                 else TextMessage(data=message))
-        self._sock.sendall(data)
-
-    def close(self) -> None:
+    def close(self, code: int = 1000, reason: str = "") -> None:
         """Say goodbye (close frame) and drop the connection."""
-        with self._lock:
-            data = b""
-            if self._ws.state == ConnectionState.OPEN:
-                data = self._ws.send(CloseConnection(code=1000))
-        if data:
-            with contextlib.suppress(ConnectionError):
-                self._sock.sendall(data)
-        self._sock.close(release=True)
+        super().close(code, reason)
+        self.sock.close(release=True)

@@ -125,13 +125,7 @@ class PortForward:
         sender = threading.Thread(target=upstream, daemon=True, name="port-forward-up")
         sender.start()
         try:
-            while (message := ws.receive()) is not None:
-                if not isinstance(message, (bytes, str)):
-                    continue
-                decoded = proto.decode(message)
-                if decoded is None:
-                    continue
-                channel, data = decoded
+            for channel, data in channels.incoming(ws, proto):
                 if channel not in seen:
                     seen.add(channel)  # the first frame of a channel is its port number
                     continue

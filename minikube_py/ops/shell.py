@@ -109,13 +109,7 @@ def exec_interactive(client: HTTPClient, namespace: str, pod: str, container: st
             resize()
         feeder = threading.Thread(target=feed, name="shell-stdin", daemon=True)
         feeder.start()
-        while (message := ws.receive()) is not None:
-            if not isinstance(message, (bytes, str)):
-                continue
-            decoded = proto.decode(message)
-            if decoded is None:
-                continue
-            channel, data = decoded
+        for channel, data in channels.incoming(ws, proto):
             if channel in (channels.STDOUT, channels.STDERR) and data:
                 os.write(out_fd, data)
             elif channel == channels.ERROR:

@@ -28,7 +28,7 @@ import psutil
 from .base import ContainerRuntimeError, ExecResult
 from .podman_api import FrameDecoder, PodmanAPI, close_client, error_message, shutdown_response
 
-__all__ = ["exec_sync"]
+__all__ = ["exec_sync", "exit_code", "kill_tree"]
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def _belongs_to(pid: int, container_id: str) -> bool:
         return False
 
 
-def _kill_tree(pid: int, container_id: str) -> bool:
+def kill_tree(pid: int, container_id: str) -> bool:
     if pid <= 0 or not _belongs_to(pid, container_id):
         return False
     try:
@@ -58,7 +58,7 @@ def _kill_tree(pid: int, container_id: str) -> bool:
     return True
 
 
-def _exit_code(api: PodmanAPI, exec_id: str, wait: float) -> int | None:
+def exit_code(api: PodmanAPI, exec_id: str, wait: float) -> int | None:
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -115,7 +115,7 @@ def exec_sync(api: PodmanAPI, container_id: str, command: Sequence[str], *,
             with contextlib.suppress(ContainerRuntimeError):
                 info = api.json("GET", f"/exec/{exec_id}/json",
                                 what=f"exec session {exec_id}") or {}
-            if not _kill_tree(int(info.get("Pid") or 0), container_id):
+            if not kill_tree(int(info.get("Pid") or 0), container_id):
                 log.warning("exec %s in %s timed out and could not be killed from here",
                             list(command), container_id[:12])
             response = holder.get("response")
@@ -128,7 +128,7 @@ def exec_sync(api: PodmanAPI, container_id: str, command: Sequence[str], *,
             # What a shell would answer: 127 for "not found", 126 for "cannot execute".
             failed = 127 if "not found" in message or "no such file" in message.lower() else 126
             return ExecResult(failed, message.encode() + b"\n")
-        code = _exit_code(api, exec_id, wait=2.0)
+        code = exit_code(api, exec_id, wait=2.0)
         return ExecResult(code if code is not None else -1, bytes(output))
     finally:
         response = holder.get("response")

@@ -32,7 +32,8 @@ import h11
 
 from .base import ContainerRuntimeError
 from .podman_api import FrameDecoder, PodmanAPI, error_message
-from .podman_exec import _kill_tree
+from .podman_exec import exit_code as session_exit_code
+from .podman_exec import kill_tree
 from .streaming import STDOUT, ExecOptions
 
 __all__ = ["PodmanStream", "attach", "exec_stream", "hijack"]
@@ -236,13 +237,12 @@ def exec_stream(api: PodmanAPI, container_id: str, command: list[str],
                  what=f"resizing exec session {exec_id[:12]}")
 
     def exit_code(timeout: float) -> int | None:
-        from .podman_exec import _exit_code
-        return _exit_code(api, exec_id, wait=timeout)
+        return session_exit_code(api, exec_id, wait=timeout)
 
     def kill() -> None:
         info = api.json("GET", f"/exec/{exec_id}/json", what=f"exec session {exec_id}") or {}
         if info.get("Running"):
-            _kill_tree(int(info.get("Pid") or 0), container_id)
+            kill_tree(int(info.get("Pid") or 0), container_id)
 
     return PodmanStream(sock, leftover, tty=options.tty, stdin=options.stdin, resize=resize,
                         exit_code=exit_code, kill=kill)

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
-from tests.hostclean import release_cluster
+from tests.e2e.conftest import Daemon
+from tests.hostclean import podman_daemon
 from tests.inpod import app_container, in_pod, podman
 from tests.waiting import wait_for
 
@@ -70,19 +70,11 @@ def manifests() -> str:
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    state = tmp_path_factory.mktemp("config") / "state"
-    d = start_daemon(state, "--runtime", "podman", "--nodes", "1",
-                     "--sync-frequency", str(SYNC))
-    try:
+    with podman_daemon(tmp_path_factory.mktemp("config") / "state",
+                       "--sync-frequency", str(SYNC)) as d:
         d.kubectl("apply", "-f", "-", input=manifests())
         d.kubectl("rollout", "status", "deployment/app", "--timeout=120s")
         yield d
-    finally:
-        try:
-            d.kubectl("delete", "pods", "--all", "--grace-period=0", "--force", check=False)
-            stop_daemon(d)
-        finally:
-            release_cluster(state)
 
 
 def sh(d: Daemon, pod: str, script: str) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from minikube_py.runtime.image_pyclient import PYCLIENT_REPO, ensure_python_client_image
-from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
-from tests.hostclean import release_cluster
+from tests.e2e.conftest import Daemon
+from tests.hostclean import podman_daemon
 from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
@@ -27,17 +27,9 @@ SA = "system:serviceaccount:default:reader"
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     ensure_python_client_image()
-    state = tmp_path_factory.mktemp("incluster") / "state"
-    d = start_daemon(state, "--runtime", "podman", "--nodes", "1")
-    try:
+    with podman_daemon(tmp_path_factory.mktemp("incluster") / "state") as d:
         d.kubectl("create", "serviceaccount", "reader")
         yield d
-    finally:
-        try:
-            d.kubectl("delete", "pods", "--all", "--grace-period=0", "--force", check=False)
-            stop_daemon(d)
-        finally:
-            release_cluster(state)
 
 
 def run_client(d: Daemon, name: str) -> tuple[str, str]:

@@ -28,8 +28,8 @@ from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import load
 from minikube_py.ops.portforward import PortForward
 from minikube_py.ops.shell import exec_interactive
-from tests.e2e.conftest import Daemon, start_daemon, stop_daemon
-from tests.hostclean import release_cluster
+from tests.e2e.conftest import Daemon
+from tests.hostclean import podman_daemon
 from tests.inpod import app_container, podman
 from tests.waiting import wait_for
 
@@ -59,19 +59,11 @@ MANIFESTS = [
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    state = tmp_path_factory.mktemp("streams") / "state"
-    d = start_daemon(state, "--runtime", "podman", "--nodes", "1")
-    try:
+    with podman_daemon(tmp_path_factory.mktemp("streams") / "state") as d:
         d.kubectl("apply", "-f", "-", input=yaml.safe_dump_all(MANIFESTS))
         d.kubectl("rollout", "status", "deployment/web", "--timeout=120s")
         d.kubectl("wait", "--for=condition=Ready", "pod/echo", "--timeout=120s")
         yield d
-    finally:
-        try:
-            d.kubectl("delete", "pods", "--all", "--grace-period=0", "--force", check=False)
-            stop_daemon(d)
-        finally:
-            release_cluster(state)
 
 
 def web_pod(d: Daemon) -> str:

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 __all__ = [
     "CLOSE",
@@ -41,6 +43,7 @@ __all__ = [
     "STDOUT",
     "ChannelProtocol",
     "by_name",
+    "incoming",
 ]
 
 STDIN, STDOUT, STDERR, ERROR, RESIZE = 0, 1, 2, 3, 4
@@ -108,3 +111,20 @@ DEFAULT = "channel.k8s.io"
 
 def by_name(name: str) -> ChannelProtocol:
     return _BY_NAME[name or DEFAULT]
+
+
+class Receiver(Protocol):
+    """A WebSocket's receiving side: whole messages, ``None`` once closed."""
+
+    def receive(self) -> object: ...
+
+
+def incoming(ws: Receiver, proto: ChannelProtocol) -> Iterator[tuple[int, bytes]]:
+    """``(channel, data)`` of every message until the WebSocket closes;
+    empty messages carry nothing and yield nothing. A base64 message that is
+    not base64 raises ValueError."""
+    while (message := ws.receive()) is not None:
+        if isinstance(message, (bytes, str)):
+            decoded = proto.decode(message)
+            if decoded is not None:
+                yield decoded

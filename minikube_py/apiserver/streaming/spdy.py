@@ -471,9 +471,11 @@ class ServerSession:
     """The server side of one SPDY session (see the module docstring).
 
     A stream is open from the client's SYN_STREAM until both sides have sent
-    FIN, or either has sent RST_STREAM. Sending on a stream this side has
-    finished, or that is gone, is silently dropped: relay threads race with
-    resets, and spdystream drops such frames anyway."""
+    FIN, or either has sent RST_STREAM. Data for a stream this side has
+    finished, or that the peer reset, has no receiver any more: it is not
+    framed (spdystream would drop it on arrival). The relay learns of the
+    reset from its :class:`StreamReset` event and closes its pod
+    connection, so nothing keeps being read for it."""
 
     def __init__(self, *, data_frame_size: int = DATA_CHUNK,
                  max_frame_size: int = MAX_FRAME_SIZE) -> None:
