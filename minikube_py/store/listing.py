@@ -10,6 +10,8 @@ Contracts:
   the resource does not support) and returns a predicate over entries: the
   namespace (namespaced resources only), the label selector against the
   indexed labels, the field selector against the indexed fields.
+* :func:`index_key` names the one (field, value) a watch's selector
+  requires, which the watch is filed under (see :mod:`.watch`).
 * :func:`paginate` takes candidates in key order and returns at most
   ``limit`` matches, with a continue token naming the listing's
   resourceVersion and the last key returned, and the count of the matches
@@ -74,6 +76,30 @@ def matcher(info: kinds.KindInfo, namespace: str | None, label_selector: Selecto
         return True
 
     return matches
+
+
+def index_key(info: kinds.KindInfo, namespace: str | None,
+              field_selector: FieldSelector | None) -> tuple[str, str] | None:
+    """The (field label, value) every object a watch selects must have, or None.
+
+    The most selective one: an object's name, else another equality of the
+    field selector (``spec.nodeName=NODE``: each kubelet's pods), else the
+    namespace. Label selectors are not indexed: a write reaches every watcher
+    whose key it matches, and the watcher's own matcher decides the rest.
+    """
+    equalities = [req for req in (field_selector.requirements if field_selector else ())
+                  if req.operator != "!="]
+    for req in equalities:
+        if req.field == "metadata.name":
+            return req.field, req.value
+    for req in equalities:
+        if req.field != "metadata.namespace":
+            return req.field, req.value
+    for req in equalities:  # metadata.namespace=NS as a field selector
+        return req.field, req.value
+    if info.namespaced and namespace:
+        return "metadata.namespace", namespace
+    return None
 
 
 def paginate(candidates: Sequence[Entry], matches: Callable[[Entry], bool], limit: int | None,

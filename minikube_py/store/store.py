@@ -70,7 +70,7 @@ from .journal import (
     list_segments,
     replay,
 )
-from .listing import Page, decode_continue, matcher, paginate
+from .listing import Page, decode_continue, index_key, matcher, paginate
 from .lockfile import DirLock
 from .snapshot import read_snapshot, write_snapshot
 from .watch import ADDED, DELETED, MODIFIED, Entry, History, Watch, WatchEvent
@@ -562,6 +562,7 @@ class Store:
         """
         table = self._table(resource)
         matches = matcher(table.info, namespace, label_selector, field_selector)
+        key = index_key(table.info, namespace, field_selector)
         rv = _parse_rv(resource_version)
         with self._lock:
             self._check_open()
@@ -572,8 +573,10 @@ class Store:
                 start = table.history.head
             else:
                 initial = []
-                start = table.history.start_after(rv, resource)
-            return Watch(table.history, start, matches, initial)
+                start = table.history.start_after(rv)
+            watch = Watch(table.history, matches, initial, key=key)
+            table.history.subscribe(watch, start)
+            return watch
 
     # ------------------------------------------------------------------ compaction
 

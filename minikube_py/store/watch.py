@@ -1,28 +1,40 @@
-"""Watch: a bounded per-resource event history and the watchers that read it.
+"""Watch: a bounded per-resource event history, and watchers reached by index.
 
 Design (why it is shaped like this):
 
-* One ring buffer of events per resource, shared by all its watchers. A write
-  costs one append and one ``notify_all`` whatever the number of watchers, and
-  memory is bounded by the ring size, not by the slowest watcher.
-* Each watcher keeps only a cursor (a sequence number) and filters events
-  itself. A watcher that falls more than the ring size behind gets
+* One ring buffer of events per resource. It serves only the start of a
+  watch from a resourceVersion (the catch-up); memory is bounded by the ring
+  size. A watch from a version older than the ring gets
   :class:`~minikube_py.api.errors.Expired` and must relist, as with
   Kubernetes' "too old resource version".
-* Waiting is a condition variable: no polling, so an idle control plane
-  sleeps.
+* **Dispatch by index**, as kube-apiserver's watch cache does with its
+  trigger functions: a watcher is filed under one (field, value) key its
+  selector requires — ``metadata.name``, else another field selector
+  equality such as ``spec.nodeName`` (the kubelets' watches), else its
+  namespace — or with the unindexed watchers when its selector requires
+  none. A write looks up only the buckets of its object's old and new
+  values, so it reaches the watchers that can match it and no others: its
+  cost no longer grows with the number of watchers that cannot.
+* Each watcher has its own queue and condition variable. A write appends to
+  the queues of the watchers it reaches and wakes only them; no polling, so
+  an idle control plane sleeps. A watcher that lets more than the ring size
+  of events pile up unread gets ``Expired`` and must relist (Kubernetes
+  closes a watcher whose buffer is full for the same reason).
 * Events carry the object's JSON text; ``WatchEvent.object`` decodes it lazily
   (a fresh dict each time, so consumers can never alter the store), and the API
   server can stream ``raw`` without re-encoding.
 
 Selector transitions follow Kubernetes' watch cache: an update that makes an
 object start matching is delivered as ADDED, one that makes it stop matching as
-DELETED (carrying the previous state with the new resourceVersion).
+DELETED (carrying the previous state with the new resourceVersion). The index
+keeps this exact: a change is offered under its old value as well as its new
+one, so a watcher keyed on the value an object leaves still sees it go.
 """
 
 from __future__ import annotations
 
 import bisect
+import collections
 import json
 import threading
 import time
@@ -81,10 +93,15 @@ class _Change:
 
 
 Matcher = Callable[[Entry], bool]
+#: (field label, value) a watcher is filed under; ``None``: it may match anything.
+IndexKey = tuple[str, str] | None
 
 
 class History:
-    """The ring of recent changes of one resource. Appended under the store lock."""
+    """The ring of recent changes of one resource, and its watchers by index.
+
+    Appended under the store's write lock.
+    """
 
     def __init__(self, capacity: int) -> None:
         if capacity < 1:
@@ -94,7 +111,10 @@ class History:
         self._rvs: list[int] = []  # rv per retained seq, for bisecting a start point
         self.head = 0  # next sequence number
         self.dropped_rv = 0  # rv of the newest event that fell off the ring
-        self.cond = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()
+        self._unindexed: set[Watch] = set()
+        # field label -> value -> watchers filed under it
+        self._index: dict[str, dict[str, set[Watch]]] = {}
         self.closed = False
 
     @property
@@ -103,46 +123,93 @@ class History:
         return max(0, self.head - self.capacity)
 
     def append(self, type: str, new: Entry, old: Entry | None) -> None:
-        with self.cond:
+        with self._lock:
             seq = self.head
             slot = seq % self.capacity
             evicted = self._ring[slot]
             if evicted is not None:
                 self.dropped_rv = evicted.new.rv
                 del self._rvs[0]
-            self._ring[slot] = _Change(seq, type, new, old)
+            change = _Change(seq, type, new, old)
+            self._ring[slot] = change
             self._rvs.append(new.rv)
             self.head = seq + 1
-            self.cond.notify_all()
+            for watch in self._unindexed:
+                watch._offer(change)
+            for field, buckets in self._index.items():
+                value = new.fields.get(field, "")
+                for watch in buckets.get(value, ()):
+                    watch._offer(change)
+                if old is not None:
+                    before = old.fields.get(field, "")
+                    if before != value:
+                        for watch in buckets.get(before, ()):
+                            watch._offer(change)
 
-    def start_after(self, rv: int, resource: str) -> int:
+    def start_after(self, rv: int) -> int:
         """The first sequence number whose event is newer than ``rv``.
 
         Raises Expired when events newer than ``rv`` have already been dropped.
         """
-        with self.cond:
+        with self._lock:
             if rv < self.dropped_rv:
                 # Kubernetes' wording: the oldest version a watch could still start from.
                 raise Expired(f"too old resource version: {rv} ({self.dropped_rv})")
             return self.base + bisect.bisect_right(self._rvs, rv)
 
-    def read(self, seq: int, limit: int = 512) -> list[_Change]:
-        """Changes from ``seq`` on (caller holds ``cond``)."""
-        if seq < self.base:
-            raise Expired(f"watcher fell behind: the last {self.capacity} events were "
-                          "overwritten before it read them; relist and watch again")
-        out: list[_Change] = []
-        end = min(self.head, seq + limit)
-        for s in range(seq, end):
-            change = self._ring[s % self.capacity]
-            assert change is not None and change.seq == s
-            out.append(change)
-        return out
+    def subscribe(self, watch: Watch, start_seq: int) -> None:
+        """File ``watch`` under its key and queue the retained changes from
+        ``start_seq`` on (atomically: no change falls in between)."""
+        with self._lock:
+            if start_seq < self.base:
+                raise Expired(f"too old resource version: the last {self.capacity} "
+                              "events were overwritten; relist and watch again")
+            if self.closed:
+                watch._close()
+                return
+            for s in range(start_seq, self.head):
+                change = self._ring[s % self.capacity]
+                assert change is not None and change.seq == s
+                if watch.could_match(change):
+                    watch._offer(change)
+            key = watch.key
+            if key is None:
+                self._unindexed.add(watch)
+            else:
+                field, value = key
+                self._index.setdefault(field, {}).setdefault(value, set()).add(watch)
+
+    def unsubscribe(self, watch: Watch) -> None:
+        with self._lock:
+            key = watch.key
+            if key is None:
+                self._unindexed.discard(watch)
+                return
+            field, value = key
+            buckets = self._index.get(field)
+            if buckets is None or watch not in buckets.get(value, ()):
+                return
+            buckets[value].discard(watch)
+            if not buckets[value]:
+                del buckets[value]
+                if not buckets:
+                    del self._index[field]
+
+    def watcher_count(self) -> int:
+        """Watchers currently subscribed (for tests and metrics)."""
+        with self._lock:
+            return len(self._unindexed) + sum(
+                len(ws) for buckets in self._index.values() for ws in buckets.values())
 
     def close(self) -> None:
-        with self.cond:
+        with self._lock:
             self.closed = True
-            self.cond.notify_all()
+            watchers = list(self._unindexed) + [
+                w for buckets in self._index.values() for ws in buckets.values() for w in ws]
+            self._unindexed.clear()
+            self._index.clear()
+        for watch in watchers:
+            watch._close()
 
 
 def _with_rv(raw: str, rv: int) -> str:
@@ -155,26 +222,63 @@ class Watch:
     """An open watch. Iterate it, or call :meth:`next` with a timeout.
 
     Iteration ends when :meth:`stop` is called or the store closes. Raises
-    :class:`Expired` if the watcher falls behind the retained history.
+    :class:`Expired` if more than ``limit`` events piled up unread.
     """
 
-    def __init__(self, history: History, start_seq: int, matches: Matcher,
-                 initial: list[WatchEvent]) -> None:
+    def __init__(self, history: History, matches: Matcher, initial: list[WatchEvent], *,
+                 key: IndexKey = None, limit: int | None = None) -> None:
         self._history = history
-        self._seq = start_seq
         self._matches = matches
+        self.key = key
+        self._limit = limit if limit is not None else history.capacity
         self._pending: list[WatchEvent] = list(reversed(initial))
+        self._cond = threading.Condition(threading.Lock())
+        self._changes: collections.deque[_Change] = collections.deque()
+        self._overflow = False
         self._stopped = False
+        self._closed = False
+
+    def could_match(self, change: _Change) -> bool:
+        """Whether ``change`` is filed under this watcher's key (old or new value)."""
+        if self.key is None:
+            return True
+        field, value = self.key
+        return change.new.fields.get(field, "") == value or (
+            change.old is not None and change.old.fields.get(field, "") == value)
+
+    def _offer(self, change: _Change) -> None:
+        """Queue a change (called by the history, under its lock)."""
+        with self._cond:
+            if self._overflow:
+                return
+            if len(self._changes) >= self._limit:
+                self._overflow = True
+                self._changes.clear()
+            else:
+                self._changes.append(change)
+            self._cond.notify()
+
+    @property
+    def queued(self) -> int:
+        """Changes the history handed to this watcher and it has not read yet."""
+        with self._cond:
+            return len(self._changes)
+
+    def _close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
 
     def stop(self) -> None:
         """End the watch; a blocked :meth:`next` returns promptly."""
         self._stopped = True
-        with self._history.cond:
-            self._history.cond.notify_all()
+        self._history.unsubscribe(self)
+        with self._cond:
+            self._cond.notify_all()
 
     @property
     def stopped(self) -> bool:
-        return self._stopped or self._history.closed
+        return self._stopped or self._closed
 
     def __enter__(self) -> Watch:
         return self
@@ -195,22 +299,23 @@ class Watch:
         while True:
             if self._pending:
                 return self._pending.pop()
-            if self.stopped:
-                return None
-            hist = self._history
-            with hist.cond:
-                while self._seq >= hist.head and not self._stopped and not hist.closed:
+            with self._cond:
+                while not self._changes and not self._overflow and not self.stopped:
                     if deadline is None:
-                        hist.cond.wait()
+                        self._cond.wait()
                     else:
                         remaining = deadline - time.monotonic()
                         if remaining <= 0:
                             return None
-                        hist.cond.wait(remaining)
-                if self._stopped or hist.closed:
+                        self._cond.wait(remaining)
+                # Stopped: at once. Store closed: after what was already queued.
+                if self._stopped or (self._closed and not self._changes):
                     return None
-                changes = hist.read(self._seq)
-            self._seq = changes[-1].seq + 1
+                if self._overflow:
+                    raise Expired(f"watcher fell behind: more than {self._limit} events "
+                                  "waited unread; relist and watch again")
+                changes = list(self._changes)
+                self._changes.clear()
             self._pending = self._convert(changes)
 
     def _convert(self, changes: list[_Change]) -> list[WatchEvent]:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from minikube_py.api.errors import BadRequest, Expired
+from minikube_py.api.fields import parse_field_selector
 from minikube_py.api.labels import parse_selector
 from minikube_py.store.store import Store
 
@@ -180,3 +181,87 @@ def test_watch_event_json_line(store: Store):
     import json
     line = json.loads(ev.to_json())
     assert line["type"] == "ADDED" and line["object"]["metadata"]["name"] == "a"
+
+
+# ---------------------------------------------------------------- dispatch by index
+
+def bound(name: str, node: str, ns: str = "default") -> dict[str, Any]:
+    p = pod(name, ns=ns)
+    p["spec"] = {"nodeName": node}
+    return p
+
+
+def test_a_write_reaches_only_the_watchers_whose_key_it_matches(store: Store):
+    rv = store.resource_version
+    per_node = [store.watch("pods", field_selector=parse_field_selector(f"spec.nodeName=n{i}"),
+                            resource_version=rv) for i in range(50)]
+    other_ns = store.watch("pods", namespace="team", resource_version=rv)
+    by_name = store.watch("pods", field_selector=parse_field_selector("metadata.name=zzz"),
+                          resource_version=rv)
+    everything = store.watch("pods", resource_version=rv)
+    store.create("pods", bound("p", "n7"))
+    assert [w.queued for w in per_node] == [1 if i == 7 else 0 for i in range(50)]
+    assert (other_ns.queued, by_name.queued, everything.queued) == (0, 0, 1)
+    assert drain(per_node[7], 1) == [("ADDED", "p")]
+    assert drain(everything, 1) == [("ADDED", "p")]
+    store.create("pods", bound("q", "n7", ns="team"))
+    assert (other_ns.queued, per_node[7].queued, per_node[8].queued) == (1, 1, 0)
+    assert drain(other_ns, 1) == [("ADDED", "q")]
+
+
+def test_a_change_of_the_indexed_value_reaches_the_old_and_the_new_key(store: Store):
+    # status.phase is an indexed pod field that changes: the watcher of the value
+    # the pod leaves sees it go (DELETED), the watcher of the new value sees it come.
+    store.create("pods", {**pod("p"), "status": {"phase": "Pending"}})
+    rv = store.resource_version
+    pending = store.watch("pods", field_selector=parse_field_selector("status.phase=Pending"),
+                          resource_version=rv)
+    running = store.watch("pods", field_selector=parse_field_selector("status.phase=Running"),
+                          resource_version=rv)
+    failed = store.watch("pods", field_selector=parse_field_selector("status.phase=Failed"),
+                         resource_version=rv)
+    obj = store.get("pods", "default", "p")
+    obj["status"] = {"phase": "Running"}
+    store.update("pods", obj)
+    assert drain(pending, 1) == [("DELETED", "p")]
+    assert drain(running, 1) == [("ADDED", "p")]
+    assert failed.queued == 0 and failed.next(timeout=0.05) is None
+
+
+def test_a_keyed_watch_from_a_version_catches_up_with_its_own_changes_only(store: Store):
+    rv = store.resource_version
+    store.create("pods", bound("a", "n1"))
+    store.create("pods", bound("b", "n2"))
+    store.create("pods", bound("c", "n1"))
+    w = store.watch("pods", field_selector=parse_field_selector("spec.nodeName=n1"),
+                    resource_version=rv)
+    assert drain(w, 2) == [("ADDED", "a"), ("ADDED", "c")]
+    assert w.next(timeout=0.05) is None
+
+
+def test_stopped_watchers_are_unsubscribed(store: Store):
+    history = store._tables["pods"].history
+    before = history.watcher_count()
+    watches = [store.watch("pods", field_selector=parse_field_selector(f"spec.nodeName=n{i}"))
+               for i in range(10)] + [store.watch("pods"), store.watch("pods", namespace="x")]
+    assert history.watcher_count() == before + 12
+    for w in watches:
+        w.stop()
+    assert history.watcher_count() == before
+    assert history._index == {}
+
+
+@pytest.mark.parametrize("namespace, selector, key", [
+    (None, "", None),
+    ("team", "", ("metadata.namespace", "team")),
+    ("team", "spec.nodeName=n1", ("spec.nodeName", "n1")),
+    (None, "spec.nodeName=n1,metadata.name=p", ("metadata.name", "p")),
+    (None, "spec.nodeName!=n1", None),
+    (None, "spec.nodeName=", ("spec.nodeName", "")),
+    (None, "metadata.namespace=kube-system", ("metadata.namespace", "kube-system")),
+])
+def test_index_key_is_the_most_selective_equality(store: Store, namespace: str | None,
+                                                  selector: str, key: Any):
+    w = store.watch("pods", namespace=namespace,
+                    field_selector=parse_field_selector(selector) if selector else None)
+    assert w.key == key
