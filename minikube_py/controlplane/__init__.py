@@ -35,6 +35,7 @@ from ..client.local import LocalClient
 from ..controllers.manager import ControllerManager, ManagerOptions
 from ..kubelet.kubelet import Kubelet
 from ..kubelet.pleg import RuntimeLister
+from ..kubelet.pool import KubeletPool
 from ..kubelet.streaming import StreamError
 from ..nodes import HostInfo, NodeSpec, carve, load_config
 from ..runtime.base import ContainerRuntime
@@ -229,6 +230,7 @@ class ControlPlane:
         self._podman_service: PodmanService | None = None
         self._podman: PodmanRuntime | None = None
         self.networking: Networking | None = None
+        self._pool: KubeletPool | None = None
         self._running = False
 
     @property
@@ -276,8 +278,11 @@ class ControlPlane:
     def _runtime(self, index: int) -> ContainerRuntime:
         if self._podman is not None:
             return self._podman  # one client for every node; kubelets filter by label
-        # Hollow nodes: one fake runtime each, on their own pod network range.
-        return FakeRuntime(network=f"10.{88 + index // 256}.{index % 256}.0/24")
+        # Hollow nodes: one fake runtime each, on their own /24 pod range: from
+        # 10.88.0.0 up to 10.95.255.0 (2,048 nodes), then from 10.128.0.0, so the
+        # ranges never reach the default Service network (10.96.0.0/12).
+        block = 88 + index // 256 if index < 2048 else 128 + (index - 2048) // 256
+        return FakeRuntime(network=f"10.{block}.{index % 256}.0/24")
 
     def start(self) -> None:
         """Start every part. On failure, what was started is stopped again and the
@@ -320,6 +325,10 @@ class ControlPlane:
             # each asking Podman the same two questions.
             shared = (RuntimeLister(self._podman, max_age=0.5)
                       if self._podman is not None else None)
+            # Hollow nodes share a few threads (kubelet/pool.py); Podman nodes run
+            # their own loops.
+            pool = (None if real else
+                    KubeletPool(client, heartbeat_interval=opts.heartbeat_interval))
             for index, spec in enumerate(specs):
                 self.kubelets[spec.name] = Kubelet(
                     client, spec, self._runtime(index), host=host, state_dir=self.state_dir,
@@ -330,11 +339,18 @@ class ControlPlane:
                     cgroup_root=Path("/sys/fs/cgroup") if real else None,
                     cluster=_cluster_id(self.state_dir) if real else "",
                     networking=pod_networking,
-                    token_source=LocalTokenSource(self._store, issuer))
+                    token_source=LocalTokenSource(self._store, issuer),
+                    queue=pool.queue_for(spec.name) if pool is not None else None)
+                if pool is not None:
+                    pool.add(self.kubelets[spec.name])
             self.node_specs = specs
             self.networking.start()
-            for kubelet in self.kubelets.values():
-                kubelet.start()
+            if pool is not None:
+                self._pool = pool
+                pool.start()
+            else:
+                for kubelet in self.kubelets.values():
+                    kubelet.start()
             self.scheduler = Scheduler(LocalClient(self._registry, field_manager="scheduler"),
                                        framework=Framework(profile),
                                        decision_file=self.state_dir / DECISION_FILE)
@@ -414,6 +430,13 @@ class ControlPlane:
         deadline = time.monotonic() + KUBELET_STOP_BUDGET
         if self._podman is not None:
             self._podman.abandon_stops()
+        if self._pool is not None:
+            try:
+                self._pool.stop(max(0.1, deadline - time.monotonic()))
+            except Exception:  # the store must still be closed
+                log.exception("stopping the hollow kubelets failed")
+            self._pool = None
+            self.kubelets = {}
         for kubelet in self.kubelets.values():
             try:
                 kubelet.stop(max(0.1, deadline - time.monotonic()))

@@ -93,6 +93,7 @@ from .backoff import RestartBackoff
 from .dns import PodNetworking
 from .node_cgroup import DEFAULT_CGROUP_ROOT, NodeCgroup
 from .node_status import NodeStatusReporter
+from .nodequeue import PodQueue
 from .pleg import RuntimeLister, Snapshot, changed_keys, next_tick
 from .probes import ProbeManager
 from .sources import ClientSources
@@ -144,9 +145,12 @@ class Kubelet:
                  cgroup_root: Path | None = DEFAULT_CGROUP_ROOT, cluster: str = "",
                  readings: Callable[[Path], HostReadings] = HostReadings.read,
                  networking: PodNetworking | None = None,
-                 token_source: TokenSource | None = None) -> None:
+                 token_source: TokenSource | None = None,
+                 queue: PodQueue | None = None) -> None:
         """``token_source`` issues the service-account tokens of projected
-        volumes (None: a pod asking for one fails its mount, with that said)."""
+        volumes (None: a pod asking for one fails its mount, with that said).
+        ``queue``: where pod keys go; a pool of hollow kubelets passes its
+        shared queue's view for this node (see :mod:`.pool`)."""
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -162,7 +166,8 @@ class Kubelet:
         # once per relist between them; a kubelet on its own lists for itself.
         self.lister = lister if lister is not None else RuntimeLister(runtime)
         self.recorder = EventRecorder(client, component="kubelet", host=node.name, clock=clock)
-        self.queue: WorkQueue[str] = WorkQueue(name=f"kubelet-{node.name}")
+        self.queue: PodQueue = (queue if queue is not None
+                                else WorkQueue(name=f"kubelet-{node.name}"))
         self.node_status = NodeStatusReporter(client, node, runtime, host=host,
                                               state_dir=self.state_dir, clock=clock,
                                               kubelet_version=kubelet_version,
@@ -201,11 +206,18 @@ class Kubelet:
         # Wakes the relist loop early: the stream ended, or stop() was called.
         self._relist_wake = threading.Event()
         self._started = False
+        # The generic PLEG's last look at the runtime, and whether it answered.
+        self._pleg_previous: Snapshot | None = None
+        self._runtime_down = False
 
     # ------------------------------------------------------------------ lifecycle
 
-    def start(self) -> None:
-        """Register the node and start every loop; returns at once."""
+    def start(self, *, loops: bool = True) -> None:
+        """Register the node and start every loop; returns at once.
+
+        ``loops=False``: register only; a :class:`~.pool.KubeletPool` drives
+        this kubelet's watch, PLEG, heartbeat and syncs on shared threads.
+        """
         if self._started:
             raise RuntimeError(f"kubelet for node {self.node.name} already started")
         self._started = True
@@ -215,17 +227,19 @@ class Kubelet:
             self.node_status.register()
         except Exception:  # the heartbeat loop retries; a kubelet starts regardless
             log.exception("node %s: registration failed; will retry", self.node.name)
+        if not loops:
+            return
         # Subscribe before the first list, so no runtime change falls in between.
         try:
             self._events = self.runtime.events()
             self._subscribed.set()
         except Exception:  # the events loop subscribes again
             log.exception("node %s: subscribing to runtime events failed", self.node.name)
-        loops: list[tuple[str, Callable[[], None]]] = [
+        threads: list[tuple[str, Callable[[], None]]] = [
             ("heartbeat", self._heartbeat_loop), ("pods", self._watch_loop),
             ("pleg", self._runtime_events_loop), ("relist", self._relist_loop)]
-        loops += [(f"worker-{i}", self._worker_loop) for i in range(self.workers)]
-        for name, target in loops:
+        threads += [(f"worker-{i}", self._worker_loop) for i in range(self.workers)]
+        for name, target in threads:
             t = threading.Thread(target=target, name=f"kubelet-{self.node.name}-{name}",
                                  daemon=True)
             self._threads.append(t)
@@ -260,13 +274,17 @@ class Kubelet:
 
     def _heartbeat_loop(self) -> None:
         while not self._stop.wait(self.heartbeat_interval):
-            try:
-                if self.node_status.registered:
-                    self.node_status.heartbeat()
-                else:
-                    self.node_status.register()
-            except Exception:  # keep beating: the API may be back next time
-                log.exception("node %s: heartbeat failed", self.node.name)
+            self.heartbeat()
+
+    def heartbeat(self) -> None:
+        """One heartbeat (registering first if that has not succeeded yet)."""
+        try:
+            if self.node_status.registered:
+                self.node_status.heartbeat()
+            else:
+                self.node_status.register()
+        except Exception:  # keep beating: the API may be back next time
+            log.exception("node %s: heartbeat failed", self.node.name)
 
     # ------------------------------------------------------------------ pod cache + watch
 
@@ -279,7 +297,13 @@ class Kubelet:
 
     def _relist(self) -> str:
         listing = self.client.list("pods", field_selector=f"spec.nodeName={self.node.name}")
-        fresh = {_key(p): p for p in listing.items}
+        self.adopt_listing(listing.items)
+        return listing.resource_version
+
+    def adopt_listing(self, pods: list[Object]) -> None:
+        """Take a fresh list of this node's pods: admit, cache and queue them
+        (and every pod or sandbox that vanished meanwhile)."""
+        fresh = {_key(p): p for p in pods}
         with self._pods_lock:
             vanished = set(self._pods) - set(fresh)
             self._pods = fresh
@@ -314,7 +338,6 @@ class Kubelet:
         orphans.discard("/")
         for key in sorted(set(fresh) | vanished | orphans):
             self.queue.add(key)
-        return listing.resource_version
 
     def _watch_loop(self) -> None:
         while not self._stop.is_set():
@@ -341,16 +364,20 @@ class Kubelet:
                     rv = event.resource_version
                 if event.type == "BOOKMARK":
                     continue
-                key = _key(event.object)
-                with self._pods_lock:
-                    if event.type == "DELETED":
-                        self._pods.pop(key, None)
-                    elif _rv(self._pods.get(key)) <= _rv(event.object):
-                        self._pods[key] = event.object
-                self.queue.add(key)
+                self.observe(event.type, event.object)
         finally:
             stream.stop()
         return rv
+
+    def observe(self, type: str, pod: Object) -> None:
+        """A watch event about one of this node's pods: cache it, queue its key."""
+        key = _key(pod)
+        with self._pods_lock:
+            if type == "DELETED":
+                self._pods.pop(key, None)
+            elif _rv(self._pods.get(key)) <= _rv(pod):
+                self._pods[key] = pod
+        self.queue.add(key)
 
     def cached_pod(self, namespace: str, name: str) -> Object | None:
         with self._pods_lock:
@@ -427,8 +454,6 @@ class Kubelet:
                 else self.relist_interval)
 
     def _relist_loop(self) -> None:
-        previous: Snapshot | None = None
-        down = False
         while True:
             interval = self.current_relist_interval()
             # Relists fall on the same instants in every kubelet (see pleg.next_tick).
@@ -436,42 +461,53 @@ class Kubelet:
             self._relist_wake.clear()
             if self._stop.is_set():
                 return
-            try:
-                current = self.lister.snapshot(self.node.name)
-            except Exception:  # the runtime is restarting: note it, keep looking
-                if not down:
-                    log.warning("node %s: the container runtime does not answer",
-                                self.node.name)
-                down = True
-                continue
-            if down:
-                log.info("node %s: the container runtime is back; resyncing", self.node.name)
-                down = False
-                self._enqueue_all()
-            elif previous is not None:
-                for key in sorted(changed_keys(previous, current)):
-                    self.queue.add(key)
-            previous = current
+            self.relist_runtime()
+
+    def relist_runtime(self) -> None:
+        """One generic-PLEG look at the runtime: queue the pods whose runtime
+        state changed since the last look (every pod after an outage)."""
+        try:
+            current = self.lister.snapshot(self.node.name)
+        except Exception:  # the runtime is restarting: note it, keep looking
+            if not self._runtime_down:
+                log.warning("node %s: the container runtime does not answer", self.node.name)
+            self._runtime_down = True
+            return
+        if self._runtime_down:
+            log.info("node %s: the container runtime is back; resyncing", self.node.name)
+            self._runtime_down = False
+            self._enqueue_all()
+        elif self._pleg_previous is not None:
+            for key in sorted(changed_keys(self._pleg_previous, current)):
+                self.queue.add(key)
+        self._pleg_previous = current
 
     # ------------------------------------------------------------------ workers
 
     def _worker_loop(self) -> None:
+        assert isinstance(self.queue, WorkQueue)
         while (key := self.queue.get()) is not None:
             try:
-                with self._pods_lock:
-                    pod = self._pods.get(key)
-                delay = self.syncer.sync(key, pod)
-            except Exception:  # retried with back-off; one bad pod never stops a worker
-                log.exception("kubelet %s: syncing pod %s failed", self.node.name, key)
-                self.queue.add_rate_limited(key)
-                self.queue.add_after(key, self.resync_interval)
-            else:
-                self.queue.forget(key)
-                if pod is not None:
-                    self.queue.add_after(key, self.resync_interval if delay is None
-                                         else min(delay, self.resync_interval))
+                self.sync(key)
             finally:
                 self.queue.done(key)
+
+    def sync(self, key: str) -> None:
+        """Sync one pod, then queue its next resync (or its retry, on failure).
+        The caller took ``key`` from the queue and marks it done afterwards."""
+        try:
+            with self._pods_lock:
+                pod = self._pods.get(key)
+            delay = self.syncer.sync(key, pod)
+        except Exception:  # retried with back-off; one bad pod never stops a worker
+            log.exception("kubelet %s: syncing pod %s failed", self.node.name, key)
+            self.queue.add_rate_limited(key)
+            self.queue.add_after(key, self.resync_interval)
+        else:
+            self.queue.forget(key)
+            if pod is not None:
+                self.queue.add_after(key, self.resync_interval if delay is None
+                                     else min(delay, self.resync_interval))
 
     # ------------------------------------------------------------------ logs
 

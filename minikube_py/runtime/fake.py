@@ -54,7 +54,8 @@ Behaviour tests can rely on:
   one more. ``follow`` waits on a condition variable (no polling) and ends when
   the container stops or ``alive()`` turns False.
 * **Time** comes from the injected ``clock``.
-* **Events** (:meth:`FakeRuntime.events`) are delivered for every change.
+* **Events** (:meth:`FakeRuntime.events`) are delivered for every change,
+  to every stream and to every listener (:meth:`FakeRuntime.add_listener`).
 """
 
 from __future__ import annotations
@@ -215,6 +216,7 @@ class FakeRuntime:
         #: Host offsets (in the network) held by a sandbox not yet removed.
         self._hosts_in_use: set[int] = set()
         self._subscribers: list[_EventStream] = []
+        self._listeners: list[Callable[[RuntimeEvent], None]] = []
         #: Container name -> exit code of :meth:`exec_sync`, overriding the
         #: container's ``FAKE_EXEC_EXIT_CODE`` (tests flip probes with it).
         self.exec_exit_codes: dict[str, int] = {}
@@ -241,6 +243,8 @@ class FakeRuntime:
         event = RuntimeEvent(type_, sandbox_id, container_id, dict(labels), self._clock())
         for stream in list(self._subscribers):
             stream.push(event)
+        for listener in self._listeners:
+            listener(event)
 
     def _unsubscribe(self, stream: _EventStream) -> None:
         with self._cond:
@@ -630,6 +634,13 @@ class FakeRuntime:
         with self._cond:
             self._subscribers.append(stream)
         return stream
+
+    def add_listener(self, listener: Callable[[RuntimeEvent], None]) -> None:
+        """Call ``listener`` with every event, as the change happens (under the
+        runtime's lock: it must only hand the event on, never call back). A
+        pool of hollow kubelets listens this way instead of a thread per stream."""
+        with self._cond:
+            self._listeners.append(listener)
 
     def interrupt_events(self, *, resume: bool = False) -> None:
         """Tell every subscriber its stream lost (or, ``resume``, regained) the

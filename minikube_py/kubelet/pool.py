@@ -1,0 +1,244 @@
+"""Hollow kubelets on shared threads: many fake-runtime nodes, few threads.
+
+A standalone :class:`~.kubelet.Kubelet` runs about eight threads of its own
+(pod watch, runtime events, relist, heartbeat, workers). For Podman nodes
+that is right: there are a handful. Hollow nodes (the fake runtime, for scale
+work, as Kubernetes' kubemark and KWOK) come by the thousand, and a thread
+set each would be tens of thousands of threads. :class:`KubeletPool` runs
+the same kubelets — the same admission, sync, status and eviction code — on
+a fixed set of shared threads:
+
+* **one pod watch** for every pooled node: bound pods (``spec.nodeName!=``),
+  each event handed to the kubelet of its node (:meth:`Kubelet.observe`);
+  a (re)list hands each kubelet its pods (:meth:`Kubelet.adopt_listing`), an
+  empty list to a node without any, so pods deleted meanwhile are noticed;
+* **one shared work queue** of ``(node, pod key)`` pairs
+  (:class:`~.nodequeue.NodeQueue` is each kubelet's view of it) and
+  ``workers`` worker threads calling :meth:`Kubelet.sync`;
+* **runtime events without a thread**: the fake runtime calls a listener on
+  each change, which queues the pod's key (the evented PLEG);
+* **one timer thread** for every periodic duty, kept in a heap of due times,
+  spread over each period so thousands of nodes never fire at once: the
+  node heartbeat (:meth:`Kubelet.heartbeat`) every ``heartbeat_interval``
+  and the generic PLEG relist (:meth:`Kubelet.relist_runtime`) every
+  ``relist_interval`` (a safety net only: the fake runtime never loses an
+  event, as Kubernetes' evented PLEG relists every 300 s).
+
+The thread count is therefore ``workers + 2`` whatever the number of nodes
+(teardown and probe threads of the pods aside: those run only while a pod
+is being stopped or has probes). Podman nodes never join a pool.
+
+:meth:`start` registers every node (in order) and starts the threads;
+:meth:`stop` ends them within its timeout, then stops each kubelet (which
+leaves the fake runtime's pods as they are, as a restarting kubelet does).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+from ..api.errors import Expired
+from ..client.base import Client, Object, WatchStream
+from ..client.workqueue import WorkQueue
+from ..runtime.base import LABEL_NAME, LABEL_NAMESPACE, LABEL_NODE, RuntimeEvent
+from ..runtime.fake import FakeRuntime
+from .kubelet import Kubelet
+from .nodequeue import NodeQueue
+
+__all__ = ["BOUND_PODS", "KubeletPool"]
+
+log = logging.getLogger(__name__)
+
+#: Field selector of the pool's pod watch: every pod bound to some node.
+BOUND_PODS = "spec.nodeName!="
+#: Pause before relisting after an API failure.
+_RELIST_BACKOFF = 1.0
+
+
+class KubeletPool:
+    """Fake-runtime kubelets driven by shared threads (see the module contract)."""
+
+    def __init__(self, client: Client, *, workers: int = 4, heartbeat_interval: float = 10.0,
+                 relist_interval: float = 300.0, name: str = "hollow") -> None:
+        self.client = client
+        self.name = name
+        self.workers = max(1, workers)
+        self.heartbeat_interval = heartbeat_interval
+        self.relist_interval = relist_interval
+        self.queue: WorkQueue[tuple[str, str]] = WorkQueue(name=f"{name}-kubelets")
+        self.kubelets: dict[str, Kubelet] = {}
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._watch: WatchStream | None = None
+        self._watch_lock = threading.Lock()
+        self._timer_wake = threading.Condition()
+        self._started = False
+
+    # ------------------------------------------------------------------ membership
+
+    def queue_for(self, node: str) -> NodeQueue:
+        """The queue a pooled node's kubelet is built with."""
+        return NodeQueue(self.queue, node)
+
+    def add(self, kubelet: Kubelet) -> None:
+        """Pool ``kubelet`` (built with :meth:`queue_for` its node, on a FakeRuntime)."""
+        if self._started:
+            raise RuntimeError("kubelets join a pool before it starts")
+        if not isinstance(kubelet.runtime, FakeRuntime):
+            raise ValueError(f"node {kubelet.node.name}: only fake-runtime (hollow) nodes "
+                             "can share a kubelet pool")
+        queue = kubelet.queue
+        if not isinstance(queue, NodeQueue) or queue.shared is not self.queue:
+            raise ValueError(f"node {kubelet.node.name}: build its kubelet with "
+                             "queue=pool.queue_for(node)")
+        self.kubelets[kubelet.node.name] = kubelet
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Register every node, then start the shared threads; returns when all
+        nodes are registered."""
+        if self._started:
+            raise RuntimeError(f"kubelet pool {self.name} already started")
+        self._started = True
+        for kubelet in self.kubelets.values():
+            kubelet.start(loops=False)
+            runtime = kubelet.runtime
+            assert isinstance(runtime, FakeRuntime)
+            runtime.add_listener(self._on_runtime_event)
+        loops: list[tuple[str, Callable[[], None]]] = [
+            ("pods", self._watch_loop), ("timers", self._timer_loop)]
+        loops += [(f"worker-{i}", self._worker_loop) for i in range(self.workers)]
+        for label, target in loops:
+            t = threading.Thread(target=target, name=f"{self.name}-kubelets-{label}",
+                                 daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the shared threads and every kubelet within ``timeout`` seconds."""
+        self._stop.set()
+        self.queue.shut_down()
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.stop()
+        with self._timer_wake:
+            self._timer_wake.notify_all()
+        deadline = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        alive = [t.name for t in self._threads if t.is_alive()]
+        if alive:
+            log.warning("kubelet pool %s: threads still running after stop: %s", self.name,
+                        ", ".join(alive))
+        for kubelet in self.kubelets.values():
+            try:
+                kubelet.stop(max(0.1, deadline - time.monotonic()))
+            except Exception:  # one stuck kubelet must not keep the others running
+                log.exception("stopping the kubelet of node %s failed", kubelet.node.name)
+
+    def thread_names(self) -> list[str]:
+        """The pool's own threads (for tests and the footprint benchmark)."""
+        return [t.name for t in self._threads if t.is_alive()]
+
+    # ------------------------------------------------------------------ pods
+
+    def _adopt(self, pods: Iterable[Object]) -> None:
+        by_node: dict[str, list[Object]] = defaultdict(list)
+        for pod in pods:
+            by_node[str((pod.get("spec") or {}).get("nodeName") or "")].append(pod)
+        for name, kubelet in self.kubelets.items():
+            kubelet.adopt_listing(by_node.get(name, []))
+
+    def _watch_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                listing = self.client.list("pods", field_selector=BOUND_PODS)
+                self._adopt(listing.items)
+                rv = listing.resource_version
+                while not self._stop.is_set():
+                    rv = self._watch_from(rv)
+            except Expired:
+                continue  # fell behind the history: relist
+            except Exception:  # API down or broken stream: relist after a pause
+                log.exception("kubelet pool %s: pod watch failed; relisting", self.name)
+                self._stop.wait(_RELIST_BACKOFF)
+
+    def _watch_from(self, rv: str) -> str:
+        stream = self.client.watch("pods", field_selector=BOUND_PODS, resource_version=rv)
+        with self._watch_lock:
+            self._watch = stream
+        if self._stop.is_set():
+            stream.stop()
+        try:
+            for event in stream:
+                if event.resource_version:
+                    rv = event.resource_version
+                if event.type == "BOOKMARK":
+                    continue
+                pod = event.object
+                kubelet = self.kubelets.get(str((pod.get("spec") or {}).get("nodeName") or ""))
+                if kubelet is not None:
+                    kubelet.observe(event.type, pod)
+        finally:
+            stream.stop()
+        return rv
+
+    def _on_runtime_event(self, event: RuntimeEvent) -> None:
+        """The fake runtime's listener (called under its lock: only queue here)."""
+        node = event.labels.get(LABEL_NODE, "")
+        namespace, name = event.labels.get(LABEL_NAMESPACE), event.labels.get(LABEL_NAME)
+        if node in self.kubelets and namespace and name:
+            self.queue.add((node, f"{namespace}/{name}"))
+
+    def _worker_loop(self) -> None:
+        while (item := self.queue.get()) is not None:
+            node, key = item
+            try:
+                kubelet = self.kubelets.get(node)
+                if kubelet is not None:
+                    kubelet.sync(key)
+            finally:
+                self.queue.done(item)
+
+    # ------------------------------------------------------------------ timers
+
+    def _timer_loop(self) -> None:
+        now = time.monotonic()
+        seq = itertools.count()
+        heap: list[tuple[float, int, str, str]] = []
+        count = max(1, len(self.kubelets))
+        for i, name in enumerate(self.kubelets):
+            # Spread each duty over its period: node i fires at i/count of it.
+            heapq.heappush(heap, (now + self.heartbeat_interval * (1 + i / count),
+                                  next(seq), "heartbeat", name))
+            heapq.heappush(heap, (now + self.relist_interval * (1 + i / count),
+                                  next(seq), "relist", name))
+        while not self._stop.is_set():
+            if not heap:
+                return
+            due, _, duty, name = heap[0]
+            wait = due - time.monotonic()
+            if wait > 0:
+                with self._timer_wake:
+                    self._timer_wake.wait(wait)
+                continue
+            heapq.heappop(heap)
+            kubelet = self.kubelets[name]
+            if duty == "heartbeat":
+                kubelet.heartbeat()
+                period = self.heartbeat_interval
+            else:
+                try:
+                    kubelet.relist_runtime()
+                except Exception:  # the next relist tries again
+                    log.exception("node %s: runtime relist failed", name)
+                period = self.relist_interval
+            # From the due time, not from now: a slow round does not drift later.
+            heapq.heappush(heap, (max(due + period, time.monotonic()), next(seq), duty, name))

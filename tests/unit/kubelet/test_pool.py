@@ -1,0 +1,146 @@
+"""Hollow kubelets on shared threads (kubelet/pool.py) against a real store.
+
+The pool must run the same kubelet behaviour as standalone kubelets — pods
+reach Running, deletions tear down, exits are noticed from runtime events,
+heartbeats are posted, a relist catches what happened while the watch was
+away — on ``workers + 2`` threads whatever the number of nodes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from minikube_py.client.local import LocalClient
+from minikube_py.kubelet import Kubelet
+from minikube_py.kubelet.pool import KubeletPool
+from minikube_py.nodes import NodeSpec
+from minikube_py.runtime import LABEL_NODE, FakeRuntime
+from minikube_py.store.registry import Registry
+from minikube_py.store.store import Store
+from tests.unit.test_kubelet import GI, HOST, READINGS, create_pod, pod_in_phase
+from tests.waiting import wait_for
+
+NODES = 120
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[LocalClient]:
+    store = Store(tmp_path / "store")
+    registry = Registry(store)
+    registry.ensure_system_namespaces()
+    yield LocalClient(registry)
+    store.close()
+
+
+def pooled(client: LocalClient, pool: KubeletPool, name: str, tmp_path: Path,
+           runtime: Any = None) -> Kubelet:
+    return Kubelet(client, NodeSpec(name, 4000, 32 * GI, 110, {}),
+                   runtime if runtime is not None else FakeRuntime(), host=HOST,
+                   state_dir=tmp_path / "kubelet", heartbeat_interval=0.2,
+                   cgroup_root=None, readings=lambda _: READINGS,
+                   queue=pool.queue_for(name))
+
+
+@pytest.fixture
+def pool(client: LocalClient, tmp_path: Path) -> Iterator[KubeletPool]:
+    pool = KubeletPool(client, workers=3, heartbeat_interval=0.2, relist_interval=0.5,
+                       name="t")
+    for i in range(NODES):
+        pool.add(pooled(client, pool, f"h{i:03d}", tmp_path))
+    before = threading.active_count()
+    pool.start()
+    pool.threads_started = threading.active_count() - before  # type: ignore[attr-defined]
+    yield pool
+    pool.stop()
+
+
+def runtime_of(pool: KubeletPool, node: str) -> FakeRuntime:
+    runtime = pool.kubelets[node].runtime
+    assert isinstance(runtime, FakeRuntime)
+    return runtime
+
+
+def test_many_nodes_run_on_a_fixed_number_of_threads(pool: KubeletPool,
+                                                      client: LocalClient):
+    assert pool.threads_started == 3 + 2  # type: ignore[attr-defined]
+    assert sorted(pool.thread_names()) == sorted(
+        ["t-kubelets-pods", "t-kubelets-timers"] + [f"t-kubelets-worker-{i}" for i in range(3)])
+    assert len(client.list("nodes").items) == NODES
+
+
+def test_pods_on_pooled_nodes_run_and_are_torn_down(pool: KubeletPool,
+                                                    client: LocalClient):
+    nodes = ["h000", "h057", "h119"]
+    for i, node in enumerate(nodes):
+        create_pod(client, f"p{i}", node=node)
+    for i, node in enumerate(nodes):
+        pod = pod_in_phase(client, f"p{i}", "Running")
+        assert pod["spec"]["nodeName"] == node
+        assert [sb.labels[LABEL_NODE] for sb in runtime_of(pool, node).list_sandboxes()] == \
+            [node]
+    # Nothing ran anywhere else.
+    assert all(not runtime_of(pool, n).list_sandboxes() for n in pool.kubelets
+               if n not in nodes)
+    client.delete("pods", "default", "p1")
+    wait_for(lambda: not runtime_of(pool, "h057").list_sandboxes(), "p1's sandbox removed")
+
+
+def test_a_container_exit_is_seen_from_runtime_events(pool: KubeletPool,
+                                                      client: LocalClient):
+    # relist_interval is 0.5 s here; restart the pool's view with a long one to
+    # show the exit arrives by the event listener, not by the relist.
+    pool.relist_interval = 3600.0
+    create_pod(client, "crashy", node="h010")
+    pod_in_phase(client, "crashy", "Running")
+    runtime = runtime_of(pool, "h010")
+    (container,) = [c for c in runtime.list_containers() if c.state == "running"]
+    runtime.kill_container(container.id, 1)
+
+    def restarted() -> bool:
+        pod = client.get("pods", "default", "crashy")
+        statuses = (pod.get("status") or {}).get("containerStatuses") or []
+        return bool(statuses) and bool((statuses[0].get("lastState") or {}).get("terminated"))
+    wait_for(restarted, "the exit noticed and recorded")
+
+
+def test_heartbeats_are_posted_for_every_node(pool: KubeletPool, client: LocalClient):
+    def beats() -> dict[str, str]:
+        out = {}
+        for node in client.list("nodes").items:
+            ready = [c for c in node["status"]["conditions"] if c["type"] == "Ready"]
+            out[node["metadata"]["name"]] = ready[0]["lastHeartbeatTime"]
+        return out
+    first = beats()
+    # RFC 3339 seconds: a second beat shows within ~1.2 s of the first.
+    wait_for(lambda: all(beats()[n] != first[n] for n in ("h000", "h060", "h119")),
+             "three nodes' heartbeats renewed", timeout=10)
+
+
+def test_pool_refuses_what_it_cannot_drive(client: LocalClient, tmp_path: Path):
+    pool = KubeletPool(client, name="x")
+    own_queue = Kubelet(client, NodeSpec("solo", 1000, GI, 10, {}), FakeRuntime(), host=HOST,
+                        state_dir=tmp_path / "k", cgroup_root=None)
+    with pytest.raises(ValueError, match=r"queue=pool\.queue_for"):
+        pool.add(own_queue)
+    other = pooled(client, pool, "real", tmp_path, runtime=object())  # any other runtime
+    with pytest.raises(ValueError, match="only fake-runtime"):
+        pool.add(other)
+
+
+def test_stop_ends_the_threads_and_leaves_pods_running(client: LocalClient, tmp_path: Path):
+    pool = KubeletPool(client, workers=2, heartbeat_interval=0.2, name="s")
+    for i in range(5):
+        pool.add(pooled(client, pool, f"s{i}", tmp_path))
+    pool.start()
+    create_pod(client, "keep", node="s3")
+    pod_in_phase(client, "keep", "Running")
+    pool.stop(timeout=5)
+    assert pool.thread_names() == []
+    assert not [t for t in threading.enumerate() if t.name.startswith("s-kubelets-")]
+    # As a restarting kubelet: containers stay.
+    assert [c.state for c in runtime_of(pool, "s3").list_containers()] == ["running"]
