@@ -88,6 +88,7 @@ SOURCES: tuple[tuple[str, str | None, str], ...] = (
     ("scheduling_v1.proto", "scheduling_v1_types.go", "k8s.io.api.scheduling.v1"),
     ("discovery_v1.proto", "discovery_v1_types.go", "k8s.io.api.discovery.v1"),
     ("rbac_v1.proto", "rbac_v1_types.go", "k8s.io.api.rbac.v1"),
+    ("coordination_v1.proto", "coordination_v1_types.go", "k8s.io.api.coordination.v1"),
     ("authentication_v1.proto", "authentication_v1_types.go", "k8s.io.api.authentication.v1"),
     ("authorization_v1.proto", "authorization_v1_types.go", "k8s.io.api.authorization.v1"),
     ("meta_v1.proto", "meta_v1_types.go", "k8s.io.apimachinery.pkg.apis.meta.v1"),
@@ -114,6 +115,7 @@ ROOTS: tuple[tuple[str, str, str], ...] = (
     ("discovery.k8s.io/v1", "EndpointSlice", "k8s.io.api.discovery.v1.EndpointSlice"),
     *(("rbac.authorization.k8s.io/v1", kind, f"k8s.io.api.rbac.v1.{kind}")
       for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")),
+    ("coordination.k8s.io/v1", "Lease", "k8s.io.api.coordination.v1.Lease"),
     # Served by the API server's token and review handlers (create only).
     ("authentication.k8s.io/v1", "TokenRequest", "k8s.io.api.authentication.v1.TokenRequest"),
     *(("authentication.k8s.io/v1", kind, f"k8s.io.api.authentication.v1.{kind}")
@@ -124,7 +126,8 @@ ROOTS: tuple[tuple[str, str, str], ...] = (
     # client-go sends DeleteOptions in the version of the client that deletes.
     *((version, "DeleteOptions", "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions")
       for version in ("meta.k8s.io/v1", "v1", "apps/v1", "batch/v1", "scheduling.k8s.io/v1",
-                      "discovery.k8s.io/v1", "rbac.authorization.k8s.io/v1")),
+                      "discovery.k8s.io/v1", "rbac.authorization.k8s.io/v1",
+                      "coordination.k8s.io/v1")),
 )
 
 #: Types with a hand-written JSON form, decoded by name rather than field by field.

@@ -32,6 +32,8 @@ Generated from (kubernetes/kubernetes ``staging/src/k8s.io``, or a vendored copy
 * discovery_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * rbac_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * rbac_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* coordination_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
+* coordination_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * authentication_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * authentication_v1_types.go: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
 * authorization_v1.proto: 9d55c1c7b6618f73d5c58e434f421b1a5f0b12a1
@@ -78,6 +80,7 @@ ROOTS: Final[dict[tuple[str, str], str]] = {
     ('rbac.authorization.k8s.io/v1', 'ClusterRole'): 'ClusterRole',
     ('rbac.authorization.k8s.io/v1', 'RoleBinding'): 'RoleBinding',
     ('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'): 'ClusterRoleBinding',
+    ('coordination.k8s.io/v1', 'Lease'): 'Lease',
     ('authentication.k8s.io/v1', 'TokenRequest'): 'TokenRequest',
     ('authentication.k8s.io/v1', 'TokenReview'): 'TokenReview',
     ('authentication.k8s.io/v1', 'SelfSubjectReview'): 'SelfSubjectReview',
@@ -92,6 +95,7 @@ ROOTS: Final[dict[tuple[str, str], str]] = {
     ('scheduling.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
     ('discovery.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
     ('rbac.authorization.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
+    ('coordination.k8s.io/v1', 'DeleteOptions'): 'DeleteOptions',
 }
 
 MESSAGES: Final[dict[str, dict[int, Field]]] = {
@@ -634,6 +638,19 @@ MESSAGES: Final[dict[str, dict[int, Field]]] = {
         1: ('key', 'opt', 'string', 'keep'),
         2: ('operator', 'opt', 'string', 'keep'),
         3: ('values', 'rep', 'string', ''),
+    },
+    'Lease': {
+        1: ('metadata', 'opt', 'ObjectMeta', ''),
+        2: ('spec', 'opt', 'LeaseSpec', ''),
+    },
+    'LeaseSpec': {
+        1: ('holderIdentity', 'opt', 'string', 'keep'),
+        2: ('leaseDurationSeconds', 'opt', 'int32', 'keep'),
+        3: ('acquireTime', 'opt', 'MicroTime', ''),
+        4: ('renewTime', 'opt', 'MicroTime', ''),
+        5: ('leaseTransitions', 'opt', 'int32', 'keep'),
+        6: ('strategy', 'opt', 'string', 'keep'),
+        7: ('preferredHolder', 'opt', 'string', 'keep'),
     },
     'Lifecycle': {
         1: ('postStart', 'opt', 'LifecycleHandler', ''),

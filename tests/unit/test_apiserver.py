@@ -127,8 +127,8 @@ def test_discovery_documents(api: Api):
     assert versions["kind"] == "APIVersions" and versions["versions"] == ["v1"]
     _, groups, _ = api.call("GET", "/apis")
     assert [g["name"] for g in groups["groups"]] == [
-        "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "discovery.k8s.io",
-        "rbac.authorization.k8s.io", "scheduling.k8s.io"]
+        "apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "coordination.k8s.io",
+        "discovery.k8s.io", "rbac.authorization.k8s.io", "scheduling.k8s.io"]
     _, core, _ = api.call("GET", "/api/v1")
     names = {r["name"] for r in core["resources"]}
     assert {"pods", "pods/status", "pods/binding", "pods/log", "nodes", "namespaces",

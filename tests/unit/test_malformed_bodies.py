@@ -91,6 +91,10 @@ VALID: dict[str, dict[str, Any]] = {
                                        "kind": "ClusterRole", "name": "view"},
                            "subjects": [{"kind": "ServiceAccount", "name": "sa",
                                          "namespace": NS}]},
+    "Lease": {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": NAME},
+              "spec": {"holderIdentity": "h", "leaseDurationSeconds": 40,
+                       "acquireTime": "2024-01-02T03:04:05.000000Z",
+                       "renewTime": "2024-01-02T03:04:05.123456Z", "leaseTransitions": 0}},
 }
 
 #: (dotted path, wrong value) pairs every kind gets; "" is the whole body.
@@ -145,6 +149,11 @@ KIND_SHAPES: dict[str, list[tuple[str, Any]]] = {
                     ("subjects.0", "u"), ("subjects.0.name", 1)],
     "ClusterRoleBinding": [("roleRef.name", []), ("subjects.0.namespace", 2),
                            ("subjects", {})],
+    "Lease": [("spec", "x"), ("spec", []), ("spec.holderIdentity", 1),
+              ("spec.leaseDurationSeconds", "40"), ("spec.leaseDurationSeconds", 1.5),
+              ("spec.leaseDurationSeconds", 2**31), ("spec.acquireTime", 5),
+              ("spec.renewTime", "yesterday"), ("spec.leaseTransitions", []),
+              ("spec.strategy", 1), ("spec.preferredHolder", {})],
 }
 
 DELETE_OPTIONS: list[tuple[Any, str]] = [

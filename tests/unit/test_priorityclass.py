@@ -92,7 +92,8 @@ def test_wrong_version_is_refused():
 def test_discovery_routes_and_openapi_pick_the_group_up():
     groups = discovery.api_group_list()["groups"]
     assert [g["name"] for g in groups] == ["apps", "authentication.k8s.io",
-                                           "authorization.k8s.io", "batch", "discovery.k8s.io",
+                                           "authorization.k8s.io", "batch",
+                                           "coordination.k8s.io", "discovery.k8s.io",
                                            "rbac.authorization.k8s.io", GROUP]
     assert groups[-1]["preferredVersion"] == {"groupVersion": "scheduling.k8s.io/v1",
                                              "version": "v1"}
