@@ -4,8 +4,11 @@ them, and evict the pods that do not tolerate it, as Kubernetes'
 
 What it promises, per Node (``reconcile(name)``):
 
-* **Health.** The Ready condition's ``lastHeartbeatTime`` is watched: the
-  controller notes (on its own clock) when it last saw that value change. A
+* **Health.** The Ready condition's ``lastHeartbeatTime`` and the node's
+  Lease in ``kube-node-lease`` (its ``spec.renewTime``) are watched: the
+  controller notes (on its own clock) when it last saw either change, as
+  ``tryUpdateNodeHealth`` does (kubelets renew the lease every 10 s and post
+  an unchanged status only every 5 minutes). A
   node whose heartbeat has not changed for ``grace_period`` seconds
   (``--node-monitor-grace-period``, 50 s in 1.32) gets Ready, MemoryPressure,
   DiskPressure and PIDPressure set to ``Unknown`` with reason
@@ -47,7 +50,7 @@ What it promises, per Node (``reconcile(name)``):
   runs, the start of a continuous tainted period is remembered so swapping
   not-ready for unreachable does not restart the clock.
 
-Not reproduced: Lease-based heartbeats (kubelets here only post status), zone
+Not reproduced: zone
 rate limiting and partial-disruption modes (only the all-nodes-down rule),
 ``NoSchedule`` taints for pressure conditions and ``spec.unschedulable``, and
 the ``RegisteredNode`` / ``RemovingNode`` events.
@@ -64,6 +67,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..api.access import mapping as _m
+from ..api.coordination.lease import NODE_LEASE_NAMESPACE
 from ..api.errors import NotFound
 from ..api.timefmt import format_time as _rfc3339
 from ..api.timefmt import parse_time as _parse_time
@@ -171,6 +175,7 @@ class _Health:
     heartbeat: str | None
     probe: float
     had_ready: bool
+    lease: str | None = None  # the node lease's renewTime last seen
 
 
 # ------------------------------------------------------------------ controller
@@ -202,6 +207,7 @@ class NodeLifecycleController(Controller):
         self._timer: threading.Thread | None = None
         self.nodes = self.watch("nodes")
         self.pods = informers.get("pods")
+        self.leases = informers.get("leases")
         self.pods.add_handlers(Handlers(on_add=self._pod_changed,
                                         on_update=lambda old, new: self._pod_changed(new, old),
                                         on_delete=self._pod_deleted))
@@ -276,13 +282,15 @@ class NodeLifecycleController(Controller):
                     del self._pending[uid]
             return None
         now = self.clock()
-        node = copy.deepcopy(cached)
+        # The cached node is only read; the two writers below copy it first. Every
+        # node comes back every monitor period, so a healthy one must cost little.
+        node = cached
         waits: list[float] = []
         stale_in = self._check_health(key, node, now)
         if stale_in > 0:
             waits.append(stale_in)
         else:
-            node = self._mark_unknown(node, now)
+            node = self._mark_unknown(copy.deepcopy(node), now)
         ready = _ready_status(node)
         ready_cond = _node_condition(node, "Ready")
         if ready == "Unknown" and ready_cond is not None and \
@@ -312,10 +320,22 @@ class NodeLifecycleController(Controller):
             else:
                 beat = str(ready.get("lastHeartbeatTime") or "")
                 if health is None or not health.had_ready or health.heartbeat != beat:
-                    health = _Health(beat, now, True)
+                    health = _Health(beat, now, True, health.lease if health else None)
                 grace = self.grace_period
+            renewed = self._lease_renewal(name)
+            if renewed is not None and renewed != health.lease:
+                # A renewed lease is always a heartbeat; as in Kubernetes, a kubelet
+                # that renews but never posted a status is taken as healthy.
+                health.lease = renewed
+                health.probe = now
             self._health[name] = health
         return health.probe + grace - now
+
+    def _lease_renewal(self, name: str) -> str | None:
+        lease = self.leases.get(f"{NODE_LEASE_NAMESPACE}/{name}")
+        if lease is None:
+            return None
+        return str(_m(lease.get("spec")).get("renewTime") or "") or None
 
     def _stale(self, name: str, now: float) -> bool:
         with self._lock:
@@ -399,11 +419,13 @@ class NodeLifecycleController(Controller):
             if not self._all_disrupted(name, ready, now):
                 wanted.add((wanted_key, NO_EXECUTE))
         ours = {NOT_READY_TAINT, UNREACHABLE_TAINT}
-        spec = node.setdefault("spec", {})
-        taints = [dict(t) for t in spec.get("taints") or [] if isinstance(t, Mapping)]
+        taints = [dict(t) for t in _m(node.get("spec")).get("taints") or []
+                  if isinstance(t, Mapping)]
         have = {(t.get("key"), t.get("effect")) for t in taints if t.get("key") in ours}
         if have == wanted:
             return node
+        node = copy.deepcopy(node)
+        spec = node.setdefault("spec", {})
         kept = [t for t in taints
                 if t.get("key") not in ours or (t.get("key"), t.get("effect")) in wanted]
         stamp = _rfc3339(now)
@@ -422,13 +444,18 @@ class NodeLifecycleController(Controller):
         eviction, if any."""
         noexec = [t for t in _m(node.get("spec")).get("taints") or []
                   if isinstance(t, Mapping) and t.get("effect") == NO_EXECUTE]
-        pods = self._pods_on(name)
         if not noexec:
+            # Untainted: only evictions still pending here are cancelled (looking
+            # at those, not at every pod of the node, keeps a healthy node cheap).
             with self._lock:
                 self._tainted_since.pop(name, None)
-            for pod in pods:
-                self._cancel(pod)
+                keys = [k for k, n in self._pending.values() if n == name]
+            for key in keys:
+                pod = self.pods.get(key)
+                if pod is not None:
+                    self._cancel(pod)
             return None
+        pods = self._pods_on(name)
         added = [t for t in (_parse_time(t.get("timeAdded")) for t in noexec) if t is not None]
         with self._lock:
             since = self._tainted_since.setdefault(name, min(added) if added else now)

@@ -37,7 +37,7 @@ from ..kubelet.kubelet import Kubelet
 from ..kubelet.pleg import RuntimeLister
 from ..kubelet.pool import KubeletPool
 from ..kubelet.streaming import StreamError
-from ..nodes import HostInfo, NodeSpec, carve, load_config
+from ..nodes import HostInfo, NodeSpec, SharedReadings, carve, load_config
 from ..runtime.base import ContainerRuntime
 from ..runtime.fake import FakeRuntime
 from ..runtime.podman import PodmanRuntime
@@ -329,6 +329,8 @@ class ControlPlane:
             # their own loops.
             pool = (None if real else
                     KubeletPool(client, heartbeat_interval=opts.heartbeat_interval))
+            # Every node is carved from this host: one reading of it serves all.
+            readings = SharedReadings(max_age=1.0)
             for index, spec in enumerate(specs):
                 self.kubelets[spec.name] = Kubelet(
                     client, spec, self._runtime(index), host=host, state_dir=self.state_dir,
@@ -340,7 +342,8 @@ class ControlPlane:
                     cluster=_cluster_id(self.state_dir) if real else "",
                     networking=pod_networking,
                     token_source=LocalTokenSource(self._store, issuer),
-                    queue=pool.queue_for(spec.name) if pool is not None else None)
+                    queue=pool.queue_for(spec.name) if pool is not None else None,
+                    readings=readings)
                 if pool is not None:
                     pool.add(self.kubelets[spec.name])
             self.node_specs = specs

@@ -92,6 +92,7 @@ from .admission import Admitter
 from .backoff import RestartBackoff
 from .dns import PodNetworking
 from .node_cgroup import DEFAULT_CGROUP_ROOT, NodeCgroup
+from .node_lease import NodeLease
 from .node_status import NodeStatusReporter
 from .nodequeue import PodQueue
 from .pleg import RuntimeLister, Snapshot, changed_keys, next_tick
@@ -172,6 +173,7 @@ class Kubelet:
                                               state_dir=self.state_dir, clock=clock,
                                               kubelet_version=kubelet_version,
                                               readings=readings)
+        self.lease = NodeLease(client, node.name, clock=clock)
         self.cgroup = NodeCgroup(node.name, cpu_millis=node.cpu_millis,
                                  memory_bytes=node.memory_bytes, root=cgroup_root,
                                  cluster=cluster)
@@ -227,6 +229,10 @@ class Kubelet:
             self.node_status.register()
         except Exception:  # the heartbeat loop retries; a kubelet starts regardless
             log.exception("node %s: registration failed; will retry", self.node.name)
+        try:
+            self.lease.renew()
+        except Exception:  # the heartbeat renews it again
+            log.exception("node %s: creating the node lease failed; will retry", self.node.name)
         if not loops:
             return
         # Subscribe before the first list, so no runtime change falls in between.
@@ -277,7 +283,12 @@ class Kubelet:
             self.heartbeat()
 
     def heartbeat(self) -> None:
-        """One heartbeat (registering first if that has not succeeded yet)."""
+        """One heartbeat: renew the node's Lease, and post the node status if it
+        changed or is due (registering first if that has not succeeded yet)."""
+        try:
+            self.lease.renew()
+        except Exception:  # keep beating: the API may be back next time
+            log.exception("node %s: renewing the node lease failed", self.node.name)
         try:
             if self.node_status.registered:
                 self.node_status.heartbeat()

@@ -19,8 +19,17 @@
   puts it in the annotations ``minikube-py.io/cpu-usage`` (millicores, the
   rate since the previous heartbeat, or since the container started for a
   new one) and ``minikube-py.io/memory-usage`` (bytes, the working sets),
-  written with a merge patch only when they changed. Nothing else a real Node
+  written with a merge patch only when they changed noticeably (by more
+  than 5 %, or 5 millicores / 1 MiB, whichever is larger) or
+  ``report_interval`` has passed since they were last written: a busy
+  node's figures jitter every heartbeat, and thousands of hollow nodes
+  writing that jitter would be most of an idle daemon's work. Nothing else a real Node
   would not carry is added. A runtime without stats leaves them alone.
+* **Reported on change**, as the kubelet's ``nodeStatusReportFrequency``:
+  a heartbeat writes the status only when it differs from the stored one
+  (``lastHeartbeatTime`` aside) or ``report_interval`` seconds (5 minutes)
+  have passed since the last write; the node's Lease
+  (:mod:`.node_lease`) is the frequent heartbeat.
 * A Node deleted while the kubelet runs is not recreated by the heartbeat
   (as in Kubernetes: it comes back when the kubelet registers again).
 """
@@ -46,6 +55,8 @@ log = logging.getLogger(__name__)
 
 #: The kubelet's ``--node-status-max-images`` default.
 MAX_NODE_IMAGES = 50
+#: The kubelet's ``nodeStatusReportFrequency``: an unchanged status is posted this often.
+STATUS_REPORT_INTERVAL = 300.0
 #: Node annotations with the summed real usage of the node's containers.
 ANNOTATION_CPU_USAGE = "minikube-py.io/cpu-usage"
 ANNOTATION_MEMORY_USAGE = "minikube-py.io/memory-usage"
@@ -57,7 +68,8 @@ class NodeStatusReporter:
     def __init__(self, client: Client, node: NodeSpec, runtime: ContainerRuntime, *,
                  host: HostInfo, state_dir: Path, clock: Callable[[], float],
                  kubelet_version: str,
-                 readings: Callable[[Path], HostReadings] = HostReadings.read) -> None:
+                 readings: Callable[[Path], HostReadings] = HostReadings.read,
+                 report_interval: float = STATUS_REPORT_INTERVAL) -> None:
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -67,6 +79,9 @@ class NodeStatusReporter:
         self.kubelet_version = kubelet_version
         self._readings = readings
         self.registered = False
+        self.report_interval = report_interval
+        self._reported = float("-inf")  # when the status was last written (our clock)
+        self._usage_written = float("-inf")  # when the usage annotations were
         self._usage_lock = threading.Lock()
         #: container id -> (cumulative cpu nanoseconds, when read): the last sample.
         self._cpu_samples: dict[str, tuple[int, float]] = {}
@@ -132,7 +147,17 @@ class NodeStatusReporter:
         raise Conflict.of("nodes", self.node.name, "too many concurrent updates at registration")
 
     def _write_status(self, node: Object, status: dict[str, Any]) -> Object:
-        return self.client.update({**node, "status": status}, subresource="status")
+        stored = self.client.update({**node, "status": status}, subresource="status")
+        self._reported = self.clock()
+        return stored
+
+    def _unchanged(self, old: dict[str, Any], new: dict[str, Any]) -> bool:
+        """Whether ``new`` says nothing ``old`` does not, heartbeat times aside."""
+        def strip(status: dict[str, Any]) -> dict[str, Any]:
+            conditions = [{k: v for k, v in c.items() if k != "lastHeartbeatTime"}
+                          for c in status.get("conditions") or []]
+            return {**status, "conditions": conditions}
+        return strip(old) == strip(new)
 
     def usage(self) -> tuple[int, int] | None:
         """``(cpu millicores, memory bytes)`` used by this node's running containers
@@ -172,11 +197,17 @@ class NodeStatusReporter:
         have = (node.get("metadata") or {}).get("annotations") or {}
         if all(have.get(k) == v for k, v in wanted.items()):
             return node
+        due = self.clock() - self._usage_written >= self.report_interval
+        if not due and not _moved(have.get(ANNOTATION_CPU_USAGE), usage[0], 5) and \
+                not _moved(have.get(ANNOTATION_MEMORY_USAGE), usage[1], 1 << 20):
+            return node
         try:
-            return self.client.patch("nodes", None, self.node.name, "merge",
-                                     {"metadata": {"annotations": wanted}})
+            patched = self.client.patch("nodes", None, self.node.name, "merge",
+                                        {"metadata": {"annotations": wanted}})
         except NotFound:
             return node
+        self._usage_written = self.clock()
+        return patched
 
     def heartbeat(self) -> Object | None:
         """Post a fresh status (and the usage annotations); ``None`` if the Node
@@ -202,6 +233,9 @@ class NodeStatusReporter:
                 status["images"] = self._images(images)
             else:
                 status.pop("images", None)
+            if self._unchanged(old, status) and \
+                    self.clock() - self._reported < self.report_interval:
+                return node  # the lease says we are alive; nothing new to report
             try:
                 return self._write_status(node, status)
             except Conflict:
@@ -209,3 +243,12 @@ class NodeStatusReporter:
             except NotFound:
                 return None
         raise Conflict.of("nodes", self.node.name, "too many concurrent status updates")
+
+
+def _moved(written: str | None, now: int, floor: int) -> bool:
+    """Whether ``now`` differs noticeably from the ``written`` annotation value."""
+    try:
+        before = int(written or "")
+    except ValueError:
+        return True
+    return abs(now - before) > max(floor, before * 0.05)

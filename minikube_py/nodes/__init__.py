@@ -37,7 +37,7 @@ This package imports only :mod:`minikube_py.api`, psutil and PyYAML.
 from __future__ import annotations
 
 from .config import MANAGED_LABELS, RUNTIMES, load_config
-from .host import PIDS_PER_POD, HostInfo, HostReadings, go_arch, primary_ipv4
+from .host import PIDS_PER_POD, HostInfo, HostReadings, SharedReadings, go_arch, primary_ipv4
 from .objects import (
     IMAGEFS_AVAILABLE_MIN,
     INSTANCE_TYPE,
@@ -80,7 +80,7 @@ __all__ = [
     "PIDS_PER_POD",
     "RUNTIMES",
     "HostInfo",
-    "HostReadings",
+    "HostReadings", "SharedReadings",
     "NodeConfigError",
     "NodeSpec",
     "allocatable",

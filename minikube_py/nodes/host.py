@@ -18,13 +18,15 @@ import math
 import os
 import platform
 import socket
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
-__all__ = ["PIDS_PER_POD", "HostInfo", "HostReadings", "go_arch"]
+__all__ = ["PIDS_PER_POD", "HostInfo", "HostReadings", "SharedReadings", "go_arch"]
 
 #: PIDs budgeted per pod when deriving :attr:`HostInfo.pods_max`: the infra
 #: process, one conmon per container and the containers' own processes and
@@ -156,6 +158,36 @@ class HostReadings:
             disk_available_ratio=min(1.0, max(0.0, ratio)),
             pids_available=_pids_available(),
         )
+
+
+class SharedReadings:
+    """One :meth:`HostReadings.read` for many nodes, at most every ``max_age`` s.
+
+    Every virtual node is carved from the same host, so their kubelets read the
+    same numbers; at thousands of hollow nodes, one read each per heartbeat
+    would be thousands of /proc reads a second. Callable like
+    ``HostReadings.read``; a sample is kept per state directory.
+    """
+
+    def __init__(self, max_age: float = 1.0, *,
+                 read: Callable[[Path], HostReadings] = HostReadings.read,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_age = max_age
+        self._read = read
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._samples: dict[Path, tuple[float, HostReadings]] = {}
+
+    def __call__(self, state_dir: Path) -> HostReadings:
+        now = self._clock()
+        with self._lock:
+            sample = self._samples.get(state_dir)
+            if sample is not None and now - sample[0] < self.max_age:
+                return sample[1]
+        reading = self._read(state_dir)
+        with self._lock:
+            self._samples[state_dir] = (now, reading)
+        return reading
 
 
 # ----------------------------------------------------------------- helpers

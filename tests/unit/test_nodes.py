@@ -25,6 +25,7 @@ from minikube_py.nodes import (
     HostReadings,
     NodeConfigError,
     NodeSpec,
+    SharedReadings,
     allocatable,
     carve,
     format_memory,
@@ -626,3 +627,21 @@ def test_conditions_ignore_malformed_previous() -> None:
     # A previous condition without lastTransitionTime cannot lend one.
     assert all(c["lastTransitionTime"] == NOW for c in conditions)
 
+
+
+def test_shared_readings_read_the_host_once_per_max_age(tmp_path: Path) -> None:
+    calls: list[Path] = []
+    now = [100.0]
+
+    def read(path: Path) -> HostReadings:
+        calls.append(path)
+        return HostReadings(memory_available=len(calls), disk_available_ratio=0.5,
+                            pids_available=1000)
+    shared = SharedReadings(max_age=1.0, read=read, clock=lambda: now[0])
+    assert [shared(tmp_path).memory_available for _ in range(50)] == [1] * 50
+    now[0] += 0.99
+    assert shared(tmp_path).memory_available == 1
+    now[0] += 0.02
+    assert shared(tmp_path).memory_available == 2
+    assert shared(tmp_path / "other").memory_available == 3  # per state directory
+    assert calls == [tmp_path, tmp_path, tmp_path / "other"]

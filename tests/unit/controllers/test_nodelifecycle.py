@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from minikube_py.api.errors import NotFound
 from minikube_py.client.base import Object
 from minikube_py.controllers.nodelifecycle import (
     NOT_READY_TAINT,
@@ -651,3 +652,67 @@ def test_behaviour_kubelet_stops_pods_evicted_kubelet_back_taints_gone(
 
     heartbeat(clocked, "n1")  # the kubelet is back
     wait_for(lambda: our_taints(clocked, "n1") == [], "n1 untainted")
+
+
+# ------------------------------------------------------------------ node leases
+
+
+def renew_lease(cluster: Cluster, name: str) -> None:
+    """The kubelet renewing its node lease now (fake clock, MicroTime)."""
+    at = datetime.fromtimestamp(clock_of(cluster).now, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    spec = {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": at}
+    try:
+        lease = cluster.client.get("leases", "kube-node-lease", name)
+    except NotFound:
+        cluster.client.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                               "metadata": {"name": name, "namespace": "kube-node-lease"},
+                               "spec": spec})
+    else:
+        cluster.client.update({**lease, "spec": spec})
+
+
+def lease_seen(ctrl: NodeLifecycleController, name: str, cluster: Cluster) -> None:
+    rv = cluster.client.get("leases", "kube-node-lease", name)["metadata"]["resourceVersion"]
+    wait_for(lambda: (ctrl.leases.get(f"kube-node-lease/{name}") or {}).get(
+        "metadata", {}).get("resourceVersion") == rv, "the lease in the controller's cache")
+
+
+def test_a_renewed_lease_is_a_heartbeat(clocked: Cluster) -> None:
+    clock = clock_of(clocked)
+    ctrl = start(clocked)
+    clocked.client.create(node("n1", clock.now))
+    clocked.settle()
+    assert ctrl.reconcile("n1") == pytest.approx(GRACE)
+    # Only the lease moves from now on (the kubelet posts an unchanged status
+    # every 5 minutes): the node stays Ready as long as it is renewed.
+    for _ in range(4):
+        clock.advance(30)
+        renew_lease(clocked, "n1")
+        lease_seen(ctrl, "n1", clocked)
+        assert ctrl.reconcile("n1") == pytest.approx(GRACE)
+    assert condition(clocked.client.get("nodes", None, "n1"), "Ready")["status"] == "True"
+    # A lease that stops being renewed is a silent node.
+    clock.advance(GRACE)
+    ctrl.reconcile("n1")
+    ready = condition(clocked.client.get("nodes", None, "n1"), "Ready")
+    assert (ready["status"], ready["reason"]) == ("Unknown", "NodeStatusUnknown")
+
+
+def test_a_renewing_node_that_never_posted_status_is_taken_as_healthy(
+        clocked: Cluster) -> None:
+    # tryUpdateNodeHealth: "If kubelet never posted the node status, but continues
+    # renewing the heartbeat leases, the node controller will assume the node is
+    # healthy and take no action."
+    clock = clock_of(clocked)
+    ctrl = start(clocked)
+    clocked.client.create(node("n1", clock.now, ready=None))
+    clocked.settle()
+    assert ctrl.reconcile("n1") == pytest.approx(STARTUP)
+    clock.advance(STARTUP - 10)
+    renew_lease(clocked, "n1")
+    lease_seen(ctrl, "n1", clocked)
+    assert ctrl.reconcile("n1") == pytest.approx(STARTUP)
+    clock.advance(STARTUP - 1)
+    ctrl.reconcile("n1")
+    assert clocked.client.get("nodes", None, "n1").get("status", {}).get("conditions") \
+        is None
