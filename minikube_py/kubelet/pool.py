@@ -31,6 +31,9 @@ is being stopped or has probes). Podman nodes never join a pool.
 :meth:`start` registers every node (in order) and starts the threads;
 :meth:`stop` ends them within its timeout, then stops each kubelet (which
 leaves the fake runtime's pods as they are, as a restarting kubelet does).
+One pooled kubelet stopped on its own (:meth:`Kubelet.stop`, a node failure
+in a test) falls silent as a standalone one does: no heartbeat, lease, sync
+or watch event reaches it any more.
 """
 
 from __future__ import annotations
@@ -154,7 +157,8 @@ class KubeletPool:
         for pod in pods:
             by_node[str((pod.get("spec") or {}).get("nodeName") or "")].append(pod)
         for name, kubelet in self.kubelets.items():
-            kubelet.adopt_listing(by_node.get(name, []))
+            if not kubelet.stopped:
+                kubelet.adopt_listing(by_node.get(name, []))
 
     def _watch_loop(self) -> None:
         while not self._stop.is_set():
@@ -184,7 +188,7 @@ class KubeletPool:
                     continue
                 pod = event.object
                 kubelet = self.kubelets.get(str((pod.get("spec") or {}).get("nodeName") or ""))
-                if kubelet is not None:
+                if kubelet is not None and not kubelet.stopped:
                     kubelet.observe(event.type, pod)
         finally:
             stream.stop()
@@ -202,7 +206,7 @@ class KubeletPool:
             node, key = item
             try:
                 kubelet = self.kubelets.get(node)
-                if kubelet is not None:
+                if kubelet is not None and not kubelet.stopped:
                     kubelet.sync(key)
             finally:
                 self.queue.done(item)
@@ -231,6 +235,8 @@ class KubeletPool:
                 continue
             heapq.heappop(heap)
             kubelet = self.kubelets[name]
+            if kubelet.stopped:
+                continue  # stopped on its own (a node failure): it falls silent
             if duty == "heartbeat":
                 kubelet.heartbeat()
                 period = self.heartbeat_interval

@@ -141,3 +141,23 @@ def test_stop_ends_the_threads_and_leaves_pods_running(client: LocalClient, tmp_
     assert not [t for t in threading.enumerate() if t.name.startswith("s-kubelets-")]
     # As a restarting kubelet: containers stay.
     assert [c.state for c in runtime_of(pool, "s3").list_containers()] == ["running"]
+
+
+def test_one_kubelet_stopped_on_its_own_falls_silent(pool: KubeletPool, client: LocalClient):
+    victim = pool.kubelets["h005"]
+    create_pod(client, "before", node="h005")
+    pod_in_phase(client, "before", "Running")
+    victim.stop()
+    renewed = client.get("leases", "kube-node-lease", "h005")["spec"]["renewTime"]
+    other = client.get("leases", "kube-node-lease", "h006")["spec"]["renewTime"]
+    create_pod(client, "after", node="h005")
+    # The other nodes go on (h006's lease renews) while h005's does not, and the
+    # pod bound to it after it stopped is never started.
+    for _ in range(2):  # two renewal periods of the others
+        other = wait_for(lambda o=other: (
+            r if (r := client.get("leases", "kube-node-lease", "h006")["spec"]["renewTime"])
+            != o else None), "h006's lease renewed")
+    assert client.get("leases", "kube-node-lease", "h005")["spec"]["renewTime"] == renewed
+    assert (client.get("pods", "default", "after").get("status") or {}).get("phase") \
+        in (None, "Pending")
+    assert len(runtime_of(pool, "h005").list_sandboxes()) == 1
