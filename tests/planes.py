@@ -19,5 +19,7 @@ def hollow_plane(state_dir: Path, **options: Any) -> Iterator[ControlPlane]:
     cp.start()
     try:
         yield cp
+        # The caches' shared objects were never changed by anyone.
+        assert cp.store.verify_shared() == ()
     finally:
         cp.stop()

@@ -47,7 +47,10 @@ class Informer:
     def __init__(self, client: Client, resource: str, *, namespace: str | None = None,
                  label_selector: str | None = None, field_selector: str | None = None,
                  resync_period: float = 0.0, name: str = "") -> None:
-        self._client = client
+        # A cache never changes its objects, so an in-process client may hand it
+        # the store's shared copies (one per process, not one per informer).
+        for_caches = getattr(client, "for_caches", None)
+        self._client: Client = for_caches() if callable(for_caches) else client
         self.resource = resource
         self._namespace = namespace
         self._label_selector = label_selector

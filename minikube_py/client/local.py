@@ -17,14 +17,18 @@ from .base import Event, Object, ObjectList
 
 
 class LocalWatch:
-    """A :class:`~.base.WatchStream` over a store watch."""
+    """A :class:`~.base.WatchStream` over a store watch (``shared``: events
+    carry the store's shared, read-only decoded objects)."""
 
-    def __init__(self, watch: Watch) -> None:
+    def __init__(self, watch: Watch, *, shared: bool = False) -> None:
         self._watch = watch
+        self._shared = shared
 
     def next(self, timeout: float | None = None) -> Event | None:
         ev = self._watch.next(timeout)
-        return None if ev is None else Event(ev.type, ev.object)
+        if ev is None:
+            return None
+        return Event(ev.type, ev.shared_object if self._shared else ev.object)
 
     def stop(self) -> None:
         self._watch.stop()
@@ -35,16 +39,27 @@ class LocalWatch:
 
     def __iter__(self) -> Iterator[Event]:
         for ev in self._watch:
-            yield Event(ev.type, ev.object)
+            yield Event(ev.type, ev.shared_object if self._shared else ev.object)
 
 
 class LocalClient:
     """:class:`~.base.Client` over a :class:`Registry` in the same process."""
 
-    def __init__(self, registry: Registry, *, field_manager: str = "minikube-py") -> None:
+    def __init__(self, registry: Registry, *, field_manager: str = "minikube-py",
+                 shared_reads: bool = False) -> None:
+        """``shared_reads``: :meth:`list` and :meth:`watch` hand out the store's
+        shared decoded objects (one copy per process for every cache) instead
+        of fresh ones; only for callers that never change what they get (see
+        :meth:`for_caches`)."""
         self.registry = registry
         self.store = registry.store
         self.field_manager = field_manager
+        self.shared_reads = shared_reads
+
+    def for_caches(self) -> LocalClient:
+        """This client with shared reads, for informers and other read-only
+        caches (see :mod:`minikube_py.store.watch`)."""
+        return LocalClient(self.registry, field_manager=self.field_manager, shared_reads=True)
 
     def get(self, resource: str, namespace: str | None, name: str) -> Object:
         return self.registry.get(resource, namespace, name)
@@ -52,7 +67,7 @@ class LocalClient:
     def list(self, resource: str, *, namespace: str | None = None,
              label_selector: str | None = None, field_selector: str | None = None,
              limit: int | None = None, continue_token: str | None = None) -> ObjectList:
-        page = self.store.list(
+        page = (self.store.list_shared if self.shared_reads else self.store.list)(
             resource, namespace=namespace,
             label_selector=parse_selector(label_selector) if label_selector else None,
             field_selector=parse_field_selector(field_selector) if field_selector else None,
@@ -66,7 +81,7 @@ class LocalClient:
             resource, namespace=namespace,
             label_selector=parse_selector(label_selector) if label_selector else None,
             field_selector=parse_field_selector(field_selector) if field_selector else None,
-            resource_version=resource_version))
+            resource_version=resource_version), shared=self.shared_reads)
 
     def create(self, obj: Mapping[str, Any], *, namespace: str | None = None) -> Object:
         return self.registry.create(obj, namespace=namespace)

@@ -328,7 +328,8 @@ class ControlPlane:
             # Hollow nodes share a few threads (kubelet/pool.py); Podman nodes run
             # their own loops.
             pool = (None if real else
-                    KubeletPool(client, heartbeat_interval=opts.heartbeat_interval))
+                    KubeletPool(client.for_caches(),
+                                heartbeat_interval=opts.heartbeat_interval))
             # Every node is carved from this host: one reading of it serves all.
             readings = SharedReadings(max_age=1.0)
             for index, spec in enumerate(specs):

@@ -8,7 +8,9 @@ set each would be tens of thousands of threads. :class:`KubeletPool` runs
 the same kubelets — the same admission, sync, status and eviction code — on
 a fixed set of shared threads:
 
-* **one pod watch** for every pooled node: bound pods (``spec.nodeName!=``),
+* **one pod watch** for every pooled node (through ``client``, which may
+  hand out the store's shared read-only objects: a kubelet never changes the
+  pods it caches): bound pods (``spec.nodeName!=``),
   each event handed to the kubelet of its node (:meth:`Kubelet.observe`);
   a (re)list hands each kubelet its pods (:meth:`Kubelet.adopt_listing`), an
   empty list to a node without any, so pods deleted meanwhile are noticed;

@@ -238,6 +238,7 @@ class Store:
         key = self._key(table.info, entry.namespace, entry.name)
         if key not in table.entries:
             table.sorted_keys = None
+        entry.go_live()
         table.entries[key] = entry
 
     # ------------------------------------------------------------------ helpers
@@ -307,7 +308,10 @@ class Store:
             self._persist(encode_put(rv, table.info.plural, key, raw))
         if key not in table.entries:
             table.sorted_keys = None
+        entry.go_live()
         table.entries[key] = entry
+        if old is not None:
+            old.retire()
         self._rv = rv
         table.history.append(event, entry, old)
         self._after_write()
@@ -325,6 +329,7 @@ class Store:
         raw = _dumps(stored)
         self._persist(encode_delete(rv, table.info.plural, key))
         del table.entries[key]
+        old.retire()
         table.sorted_keys = None
         self._rv = rv
         table.history.append(DELETED, self._entry(table.info, stored, raw, rv), old)
@@ -389,6 +394,23 @@ class Store:
         entries, rv, token, remaining = self._select(
             resource, namespace, label_selector, field_selector, limit, continue_token)
         return Page([json.loads(e.raw) for e in entries], rv, token, remaining)
+
+    def list_shared(self, resource: str, *, namespace: str | None = None,
+                    label_selector: Selector | None = None,
+                    field_selector: FieldSelector | None = None,
+                    limit: int | None = None, continue_token: str | None = None) -> ListResult:
+        """As :meth:`list`, but with the decoded objects shared by every cache of
+        this process (see :mod:`.watch`): read-only, never to be changed."""
+        entries, rv, token, remaining = self._select(
+            resource, namespace, label_selector, field_selector, limit, continue_token)
+        return Page([e.shared() for e in entries], rv, token, remaining)
+
+    def verify_shared(self) -> tuple[str, ...]:
+        """Keys of objects whose shared decoded copy was changed by someone (a
+        broken read-only promise); empty when all is well. For tests."""
+        return tuple(f"{name}/{key}" for name, table in self._tables.items()
+                     for key, entry in tuple(table.entries.items())
+                     if not entry.verify_shared())
 
     def list_raw(self, resource: str, *, namespace: str | None = None,
                  label_selector: Selector | None = None,
@@ -567,7 +589,7 @@ class Store:
         with self._lock:
             self._check_open()
             if rv is None:
-                initial = [WatchEvent(ADDED, e.raw, e.rv)
+                initial = [WatchEvent(ADDED, e.raw, e.rv, e)
                            for e in (table.entries[k] for k in table.keys_in_order())
                            if matches(e)]
                 start = table.history.head

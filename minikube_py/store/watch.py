@@ -23,6 +23,15 @@ Design (why it is shaped like this):
 * Events carry the object's JSON text; ``WatchEvent.object`` decodes it lazily
   (a fresh dict each time, so consumers can never alter the store), and the API
   server can stream ``raw`` without re-encoding.
+* **One decoded copy for the caches of a process.** Informers (and the hollow
+  kubelets' pod cache) keep every object of their resource; the scheduler's,
+  the controllers' and the kubelets' caches decoding each object for
+  themselves would hold it three times. ``WatchEvent.shared_object`` and
+  :meth:`Entry.shared` hand out one decoded dict per stored version instead,
+  kept only while that version is the current one (a replaced or deleted
+  version lets it go, so the history ring never pins dicts). Whoever takes a
+  shared object must never change it — the same promise an informer cache
+  already makes; :meth:`Entry.verify_shared` lets tests check it was kept.
 
 Selector transitions follow Kubernetes' watch cache: an update that makes an
 object start matching is delivered as ADDED, one that makes it stop matching as
@@ -39,7 +48,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..api.errors import Expired
@@ -59,22 +68,66 @@ class Entry:
     name: str
     labels: Mapping[str, str]
     fields: Mapping[str, str]
+    # The shared decoded object (see the module notes) and whether this is the
+    # current version; set through object.__setattr__ (the entry is frozen).
+    _obj: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    _live: bool = field(default=False, compare=False, repr=False)
+
+    def shared(self) -> dict[str, Any]:
+        """The decoded object, one dict for every caller while this version is
+        current (a fresh one otherwise). Read-only: never change it."""
+        obj = self._obj
+        if obj is not None:
+            return obj
+        obj = json.loads(self.raw)
+        if self._live:
+            object.__setattr__(self, "_obj", obj)
+            if not self.is_live():  # retired meanwhile: do not pin it
+                object.__setattr__(self, "_obj", None)
+        return obj  # type: ignore[no-any-return]
+
+    def is_live(self) -> bool:
+        return self._live
+
+    def go_live(self) -> None:
+        """This version is now the stored one (called by the store)."""
+        object.__setattr__(self, "_live", True)
+
+    def retire(self) -> None:
+        """This version was replaced or deleted: let its decoded object go."""
+        object.__setattr__(self, "_live", False)
+        object.__setattr__(self, "_obj", None)
+
+    def verify_shared(self) -> bool:
+        """Whether the shared object (if any) still equals the stored text."""
+        obj = self._obj
+        return obj is None or obj == json.loads(self.raw)
 
 
 class WatchEvent:
     """A delivered watch event. ``object`` is a fresh dict on each access."""
 
-    __slots__ = ("raw", "resource_version", "type")
+    __slots__ = ("entry", "raw", "resource_version", "type")
 
-    def __init__(self, type: str, raw: str, resource_version: int) -> None:
+    def __init__(self, type: str, raw: str, resource_version: int,
+                 entry: Entry | None = None) -> None:
         self.type = type
         self.raw = raw
         self.resource_version = resource_version
+        self.entry = entry  # the stored version ``raw`` is, when it is one
 
     @property
     def object(self) -> dict[str, Any]:
         obj: dict[str, Any] = json.loads(self.raw)
         return obj
+
+    @property
+    def shared_object(self) -> dict[str, Any]:
+        """The decoded object shared by every cache (read-only; see the module
+        notes); a fresh dict when the event is not a stored version."""
+        if self.entry is not None:
+            return self.entry.shared()
+        return self.object
 
     def to_json(self) -> str:
         """The ``{"type":..., "object":...}`` line Kubernetes streams."""
@@ -326,12 +379,12 @@ class Watch:
             if ch.type == MODIFIED and ch.old is not None:
                 old_ok = matches(ch.old)
                 if new_ok and old_ok:
-                    out.append(WatchEvent(MODIFIED, ch.new.raw, ch.new.rv))
+                    out.append(WatchEvent(MODIFIED, ch.new.raw, ch.new.rv, ch.new))
                 elif new_ok:
-                    out.append(WatchEvent(ADDED, ch.new.raw, ch.new.rv))
+                    out.append(WatchEvent(ADDED, ch.new.raw, ch.new.rv, ch.new))
                 elif old_ok:
                     out.append(WatchEvent(DELETED, _with_rv(ch.old.raw, ch.new.rv), ch.new.rv))
             elif new_ok:
-                out.append(WatchEvent(ch.type, ch.new.raw, ch.new.rv))
+                out.append(WatchEvent(ch.type, ch.new.raw, ch.new.rv, ch.new))
         out.reverse()  # popped from the end
         return out

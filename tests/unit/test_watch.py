@@ -265,3 +265,46 @@ def test_index_key_is_the_most_selective_equality(store: Store, namespace: str |
     w = store.watch("pods", namespace=namespace,
                     field_selector=parse_field_selector(selector) if selector else None)
     assert w.key == key
+
+
+# ---------------------------------------------------------------- shared decoded objects
+
+def test_caches_share_one_decoded_object_per_current_version(store: Store):
+    store.create("pods", bound("p", "n1"))
+    rv = store.resource_version - 1
+    a = store.watch("pods", resource_version=rv)
+    b = store.watch("pods", field_selector=parse_field_selector("spec.nodeName=n1"),
+                    resource_version=rv)
+    ea, eb = a.next(timeout=1), b.next(timeout=1)
+    assert ea is not None and eb is not None
+    shared = ea.shared_object
+    assert eb.shared_object is shared
+    assert store.list_shared("pods").items[0] is shared
+    # The ordinary paths still hand out fresh copies.
+    assert ea.object is not shared and ea.object == shared
+    assert store.list("pods").items[0] is not shared
+
+
+def test_a_replaced_version_lets_its_shared_object_go(store: Store):
+    store.create("pods", bound("p", "n1"))
+    table = store._tables["pods"]
+    first = table.entries["default/p"]
+    before = first.shared()
+    obj = store.get("pods", "default", "p")
+    obj["metadata"]["labels"] = {"v": "2"}
+    store.update("pods", obj)
+    current = table.entries["default/p"]
+    assert first._obj is None and current is not first
+    # The old version, still in the history ring, decodes afresh and pins nothing.
+    again = first.shared()
+    assert again == before and again is not before and first._obj is None
+    assert current.shared() is current.shared()
+    store.delete("pods", "default", "p")
+    assert current._obj is None
+
+
+def test_verify_shared_finds_a_changed_shared_object(store: Store):
+    store.create("pods", bound("p", "n1"))
+    assert store.verify_shared() == ()
+    store.list_shared("pods").items[0]["spec"]["nodeName"] = "elsewhere"  # a broken promise
+    assert store.verify_shared() == ("pods/default/p",)

@@ -155,7 +155,10 @@ class Cluster:
         for c in self.controllers:
             c.stop()
         self.informers.stop()
+        # The informers' shared objects were never changed by a controller.
+        broken = self.store.verify_shared()
         self.store.close()
+        assert broken == (), f"shared cache objects changed: {broken}"
 
     # ------------------------------------------------------------- helpers
 

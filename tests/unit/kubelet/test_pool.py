@@ -48,8 +48,9 @@ def pooled(client: LocalClient, pool: KubeletPool, name: str, tmp_path: Path,
 
 @pytest.fixture
 def pool(client: LocalClient, tmp_path: Path) -> Iterator[KubeletPool]:
-    pool = KubeletPool(client, workers=3, heartbeat_interval=0.2, relist_interval=0.5,
-                       name="t")
+    # The pool reads through shared objects, as the control plane wires it.
+    pool = KubeletPool(client.for_caches(), workers=3, heartbeat_interval=0.2,
+                       relist_interval=0.5, name="t")
     for i in range(NODES):
         pool.add(pooled(client, pool, f"h{i:03d}", tmp_path))
     before = threading.active_count()
@@ -57,6 +58,7 @@ def pool(client: LocalClient, tmp_path: Path) -> Iterator[KubeletPool]:
     pool.threads_started = threading.active_count() - before  # type: ignore[attr-defined]
     yield pool
     pool.stop()
+    assert client.store.verify_shared() == ()  # no kubelet changed a cached pod
 
 
 def runtime_of(pool: KubeletPool, node: str) -> FakeRuntime:
