@@ -122,6 +122,12 @@ class NodeStatusReporter:
     def register(self) -> Object:
         """Create or reconcile the Node object; returns it as stored."""
         desired = self._desired(None)
+        usage = self.usage()
+        if usage is not None:
+            # Born with its usage: no patch of every node at the first heartbeat.
+            desired["metadata"]["annotations"] = {ANNOTATION_CPU_USAGE: str(usage[0]),
+                                                  ANNOTATION_MEMORY_USAGE: str(usage[1])}
+            self._usage_written = self.clock()
         try:
             created = self.client.create(desired)
         except AlreadyExists:

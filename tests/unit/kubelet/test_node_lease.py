@@ -83,7 +83,7 @@ def test_status_is_written_on_change_or_when_the_report_interval_passed(
                                   kubelet_version="v1.32.0", readings=lambda _: READINGS,
                                   report_interval=300.0)
     reporter.register()
-    reporter.heartbeat()  # the first one adds the usage annotations (a change)
+    reporter.heartbeat()
     rv = store.resource_version
     for _ in range(5):  # 50 s of unchanged heartbeats: nothing written
         clock.advance(10)
