@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import random
 import socket
 import threading
 import time
@@ -147,11 +148,14 @@ class Kubelet:
                  readings: Callable[[Path], HostReadings] = HostReadings.read,
                  networking: PodNetworking | None = None,
                  token_source: TokenSource | None = None,
-                 queue: PodQueue | None = None) -> None:
+                 queue: PodQueue | None = None, resync_jitter: float = 0.0) -> None:
         """``token_source`` issues the service-account tokens of projected
         volumes (None: a pod asking for one fails its mount, with that said).
         ``queue``: where pod keys go; a pool of hollow kubelets passes its
-        shared queue's view for this node (see :mod:`.pool`)."""
+        shared queue's view for this node (see :mod:`.pool`). ``resync_jitter``:
+        each resync comes up to that fraction of ``resync_interval`` later
+        (Kubernetes' ``workerResyncIntervalJitterFactor``, 0.5), so pods
+        created together do not all resync together."""
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -161,6 +165,7 @@ class Kubelet:
         self.heartbeat_interval = heartbeat_interval
         self.workers = max(1, workers)
         self.resync_interval = resync_interval
+        self.resync_jitter = resync_jitter
         self.relist_interval = relist_interval
         self.evented_relist_interval = max(relist_interval, evented_relist_interval)
         # Kubelets of nodes that share one runtime share one lister, so they list it
@@ -517,8 +522,8 @@ class Kubelet:
         else:
             self.queue.forget(key)
             if pod is not None:
-                self.queue.add_after(key, self.resync_interval if delay is None
-                                     else min(delay, self.resync_interval))
+                resync = self.resync_interval * (1.0 + self.resync_jitter * random.random())
+                self.queue.add_after(key, resync if delay is None else min(delay, resync))
 
     # ------------------------------------------------------------------ logs
 

@@ -12,10 +12,9 @@ Contracts:
   indexed labels, the field selector against the indexed fields.
 * :func:`index_key` names the one (field, value) a watch's selector
   requires, which the watch is filed under (see :mod:`.watch`).
-* :func:`paginate` takes candidates in key order and returns at most
-  ``limit`` matches, with a continue token naming the listing's
-  resourceVersion and the last key returned, and the count of the matches
-  left, as Kubernetes' ``remainingItemCount``.
+* :func:`encode_continue` makes the continue token of a page: the listing's
+  resourceVersion and the last key returned (the store pages, see
+  ``Store._select``).
 * Continue tokens are opaque, URL-safe base64 of ``{"v", "rv", "start"}`` (the
   shape Kubernetes uses); :func:`decode_continue` raises ``BadRequest`` for
   anything this server did not issue.
@@ -26,7 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -100,20 +99,6 @@ def index_key(info: kinds.KindInfo, namespace: str | None,
     if info.namespaced and namespace:
         return "metadata.namespace", namespace
     return None
-
-
-def paginate(candidates: Sequence[Entry], matches: Callable[[Entry], bool], limit: int | None,
-             rv: int, key_of: Callable[[Entry], str]) -> tuple[list[Entry], str | None, int | None]:
-    """(selected entries, continue token, remaining count) of one page."""
-    selected: list[Entry] = []
-    for i, entry in enumerate(candidates):
-        if not matches(entry):
-            continue
-        if limit and len(selected) == limit:
-            remaining = sum(1 for e in candidates[i:] if matches(e))
-            return selected, encode_continue(rv, key_of(selected[-1])), remaining
-        selected.append(entry)
-    return selected, None, None
 
 
 def encode_continue(rv: int, start: str) -> str:

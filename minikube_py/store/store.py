@@ -70,7 +70,7 @@ from .journal import (
     list_segments,
     replay,
 )
-from .listing import Page, decode_continue, index_key, matcher, paginate
+from .listing import Page, decode_continue, encode_continue, index_key, matcher
 from .lockfile import DirLock
 from .snapshot import read_snapshot, write_snapshot
 from .watch import ADDED, DELETED, MODIFIED, Entry, History, Watch, WatchEvent
@@ -78,6 +78,8 @@ from .watch import ADDED, DELETED, MODIFIED, Entry, History, Watch, WatchEvent
 log = logging.getLogger(__name__)
 
 STATE_FILE = "state.json"
+#: Entries a paged list takes under the write lock at a time.
+_LIST_CHUNK = 2000
 Object = dict[str, Any]
 Clock = Callable[[], float]
 
@@ -364,27 +366,64 @@ class Store:
     def _select(self, resource: str, namespace: str | None, label_selector: Selector | None,
                 field_selector: FieldSelector | None, limit: int | None,
                 continue_token: str | None) -> tuple[list[Entry], int, str | None, int | None]:
+        """One page of matching entries in key order: (entries, resourceVersion,
+        continue token, remainingItemCount).
+
+        A page costs what it returns (plus the non-matching entries skipped on
+        the way), not the size of the table: the scan starts at the namespace's
+        keys or after the continue token and stops after ``limit`` matches.
+        Entries are taken under the write lock in chunks and matched outside it.
+        As in kube-apiserver, remainingItemCount is given only when nothing but
+        the namespace selects (it is a count of keys, not of matches).
+        """
         table = self._table(resource)
-        matches = matcher(table.info, namespace, label_selector, field_selector)
+        info = table.info
+        matches = matcher(info, namespace, label_selector, field_selector)
+        plain = (label_selector is None or label_selector.empty()) and \
+            (field_selector is None or not field_selector.requirements)
         start_after: str | None = None
         token_rv: int | None = None
         if continue_token:
             token_rv, start_after = decode_continue(continue_token)
+        ns = namespace if info.namespaced and namespace else None
+        selected: list[Entry] = []
+        remaining: int | None = None
+        more = False
         with self._lock:
             rv = self._rv
-            keys = table.keys_in_order()
-            entries = table.entries
-            if start_after is not None:
-                begin = bisect.bisect_right(keys, start_after)
-                candidates = [entries[k] for k in keys[begin:]]
-            else:
-                candidates = [entries[k] for k in keys]
+        position: str | None = start_after
+        while True:
+            with self._lock:
+                keys = table.keys_in_order()
+                lo, hi = 0, len(keys)
+                if ns is not None:  # "ns/name" keys: the namespace's are contiguous
+                    lo, hi = bisect.bisect_left(keys, ns + "/"), bisect.bisect_left(keys, ns + "0")
+                if position is not None:
+                    lo = max(lo, bisect.bisect_right(keys, position))
+                # Without a limit everything is taken at once (one consistent view).
+                chunk_end = hi if not limit else min(hi, lo + max(_LIST_CHUNK, limit + 1))
+                chunk = [table.entries[k] for k in keys[lo:chunk_end]]
+                left_after_chunk = hi - chunk_end
+            for i, entry in enumerate(chunk):
+                if not matches(entry):
+                    continue
+                if limit and len(selected) == limit:
+                    more = True
+                    if plain:
+                        remaining = len(chunk) - i + left_after_chunk
+                    break
+                selected.append(entry)
+            if more or not chunk or left_after_chunk == 0:
+                break
+            position = self._key(info, chunk[-1].namespace, chunk[-1].name)
         if token_rv is not None:
             # Later pages are served from current state but report the first page's
             # version, so a watch started from it misses nothing.
             rv = token_rv
-        selected, next_token, remaining = paginate(
-            candidates, matches, limit, rv, lambda e: self._key(table.info, e.namespace, e.name))
+        next_token = None
+        if more:
+            last = selected[-1]
+            next_token = encode_continue(rv, self._key(info, last.namespace, last.name))
         return selected, rv, next_token, remaining
 
     def list(self, resource: str, *, namespace: str | None = None,

@@ -372,6 +372,35 @@ def test_paging_returns_every_item_exactly_once(store: Store):
     assert seen == sorted(f"p{i:02d}" for i in range(23))
 
 
+@pytest.mark.parametrize("chunk", [3, 2000])  # pages scanned across many chunks, or one
+def test_paging_a_namespace_and_a_selector(store: Store, chunk: int,
+                                           monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr("minikube_py.store.store._LIST_CHUNK", chunk)
+    for ns in ("a", "b", "c"):
+        for i in range(12):
+            store.create("pods", pod(f"p{i:02d}", ns=ns, labels={"odd": str(i % 2)}))
+
+    def walk(**kw: Any) -> tuple[list[str], list[int | None]]:
+        seen, remaining, token = [], [], None
+        while True:
+            page = store.list("pods", limit=4, continue_token=token, **kw)
+            seen += [f"{o['metadata']['namespace']}/{o['metadata']['name']}" for o in page.items]
+            remaining.append(page.remaining)
+            if page.continue_token is None:
+                return seen, remaining
+            token = page.continue_token
+    # A namespace's pages stay in it; remainingItemCount counts its objects left.
+    seen, remaining = walk(namespace="b")
+    assert seen == [f"b/p{i:02d}" for i in range(12)]
+    assert remaining == [8, 4, None]
+    # With a selector Kubernetes gives no count (it would count non-matches too).
+    seen, remaining = walk(label_selector=parse_selector("odd=1"))
+    assert seen == [f"{ns}/p{i:02d}" for ns in "abc" for i in range(1, 12, 2)]
+    assert remaining == [None] * 5
+    seen, remaining = walk()
+    assert len(seen) == 36 and remaining[0] == 32
+
+
 def test_bad_continue_token_is_bad_request(store: Store):
     with pytest.raises(BadRequest, match="invalid continue token"):
         store.list("pods", continue_token="not-a-token!")
