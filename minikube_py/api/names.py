@@ -33,6 +33,7 @@ import re
 from .errors import FieldError, FieldPath, invalid, required, type_invalid
 
 __all__ = [
+    "NAMESPACE_NODE_LEASE",
     "DNS1123_LABEL_MAX_LENGTH",
     "DNS1123_SUBDOMAIN_MAX_LENGTH",
     "LABEL_VALUE_MAX_LENGTH",
@@ -59,6 +60,8 @@ __all__ = [
 DNS1123_LABEL_MAX_LENGTH = 63
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
 QUALIFIED_NAME_MAX_LENGTH = 63
+#: ``v1.NamespaceNodeLease``: where each node's heartbeat Lease lives, named after it.
+NAMESPACE_NODE_LEASE = "kube-node-lease"
 LABEL_VALUE_MAX_LENGTH = 63
 PORT_NAME_MAX_LENGTH = 15
 

@@ -67,8 +67,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..api.access import mapping as _m
-from ..api.coordination.lease import NODE_LEASE_NAMESPACE
 from ..api.errors import NotFound
+from ..api.names import NAMESPACE_NODE_LEASE as NODE_LEASE_NAMESPACE
 from ..api.timefmt import format_time as _rfc3339
 from ..api.timefmt import parse_time as _parse_time
 from ..client.base import Client, Object

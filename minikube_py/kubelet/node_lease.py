@@ -26,8 +26,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..api.coordination.lease import NODE_LEASE_NAMESPACE
 from ..api.errors import AlreadyExists, Conflict, NotFound
+from ..api.names import NAMESPACE_NODE_LEASE as NODE_LEASE_NAMESPACE
 from ..client.base import Client, Object
 
 __all__ = ["DEFAULT_LEASE_DURATION", "NODE_LEASE_NAMESPACE", "NodeLease", "micro_time"]

@@ -78,7 +78,12 @@ def test_node_golden() -> None:
          "firstTimestamp": "2024-04-30T12:00:30Z", "lastTimestamp": "2024-04-30T12:00:30Z",
          "count": 1},
     ]
-    assert run("node", minikube_node(), related={"pods": pods}, events=events) == golden("""
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+             "metadata": {"name": "minikube", "namespace": "kube-node-lease"},
+             "spec": {"holderIdentity": "minikube", "leaseDurationSeconds": 40,
+                      "renewTime": "2024-05-01T11:59:30.123456Z"}}
+    assert run("node", minikube_node(), related={"pods": pods, "lease": [lease]},
+               events=events) == golden("""
         Name:               minikube|
         Roles:              control-plane|
         Labels:             kubernetes.io/hostname=minikube|
@@ -88,6 +93,10 @@ def test_node_golden() -> None:
         Taints:             node.kubernetes.io/disk-pressure:NoExecute|
                             dedicated=infra:NoSchedule|
         Unschedulable:      false|
+        Lease:|
+          HolderIdentity:  minikube|
+          AcquireTime:     <unset>|
+          RenewTime:       Wed, 01 May 2024 11:59:30 +0000|
         Conditions:|
           Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message|
           ----             ------  -----------------                 ------------------                ------                       -------|
@@ -120,6 +129,7 @@ def test_node_golden() -> None:
           Architecture:               amd64|
           Container Runtime Version:  podman://4.9.3|
           Kubelet Version:            v1.32.0|
+          Kube-Proxy Version:         |
         PodCIDR:                      10.244.0.0/24|
         PodCIDRs:                     10.244.0.0/24|
         Non-terminated Pods:          (2 in total)|
@@ -260,6 +270,7 @@ def test_bare_node_golden() -> None:
           Architecture:               |
           Container Runtime Version:  |
           Kubelet Version:            |
+          Kube-Proxy Version:         |
         Non-terminated Pods:          (0 in total)|
           Namespace                   Name    CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age|
           ---------                   ----    ------------  ----------  ---------------  -------------  ---|
@@ -320,3 +331,10 @@ def test_active_namespace_golden() -> None:
         Annotations:  <none>|
         Status:       Active|
     """)
+
+
+def test_node_without_a_lease_says_so_as_kubectl() -> None:
+    # describeNode writes the Get's error when the node has no Lease (yet).
+    text = run("node", minikube_node(), related={"pods": [], "lease": []}, events=[])
+    assert 'Lease:              Failed to get lease: leases.coordination.k8s.io "minikube" ' \
+        "not found\n" in text

@@ -48,8 +48,6 @@ INFO = KindInfo("Lease", "coordination.k8s.io", "v1", "leases", "lease", True)
 
 #: ``validLeaseStrategies``: the Kubernetes-defined strategy names.
 LEASE_STRATEGIES: Final = ("OldestEmulationVersion",)
-#: ``v1.NamespaceNodeLease``: where each node's heartbeat Lease lives, named after it.
-NODE_LEASE_NAMESPACE: Final = "kube-node-lease"
 
 # ------------------------------------------------------------------ validation
 

@@ -24,7 +24,7 @@ from ..errors import (
     required,
 )
 from ..generated import core_v1
-from ..names import is_qualified_name, is_valid_label_value
+from ..names import NAMESPACE_NODE_LEASE, is_qualified_name, is_valid_label_value
 from ..printers import (
     D_CREATED,
     D_NAME,
@@ -278,7 +278,14 @@ def _print_node(node: Mapping[str, Any], now: float) -> tuple[list[Any], None]:
 
 def _describe(node: Mapping[str, Any], related: Mapping[str, Any], events: Any,
               ctx: Any) -> str:
-    return describe_node(node, list(related.get("pods", ())), events, ctx)
+    return describe_node(node, list(related.get("pods", ())), events, ctx,
+                         leases=list(related["lease"]) if "lease" in related else None)
+
+
+def _lease_of(node: Mapping[str, Any]) -> str:
+    """The node's heartbeat Lease (kubectl describe node reads it)."""
+    name = (node.get("metadata") or {}).get("name", "")
+    return f"metadata.namespace={NAMESPACE_NODE_LEASE},metadata.name={name}"
 
 
 def _pods_on(node: Mapping[str, Any]) -> str:
@@ -293,6 +300,7 @@ RESOURCE = Resource(
     columns=NODE_COLUMNS,
     row=_print_node,
     describe=_describe,
-    related=(Related("pods", "pods", field_selector=_pods_on),),
+    related=(Related("pods", "pods", field_selector=_pods_on),
+             Related("lease", "leases", field_selector=_lease_of)),
     events_by_uid=False,
 )

@@ -95,8 +95,26 @@ def _node_roles(labels: Mapping[str, str]) -> list[str]:
     return sorted(roles)
 
 
-def describe_node(node: Obj, pods: list[Obj], events: list[Obj] | None, ctx: Ctx) -> str:
-    """``DescribeNode``; ``pods`` may hold pods of other nodes (left out)."""
+def _print_lease(w: Out, name: str, leases: list[Obj], ctx: Ctx) -> None:
+    """``describeNodeLease``, or the line kubectl writes when the Get fails."""
+    if not leases:
+        w.write(0, f'Lease:\tFailed to get lease: leases.coordination.k8s.io "{name}" '
+                   "not found\n")
+        return
+    spec = _m(leases[0].get("spec"))
+    w.write(0, "Lease:\n")
+    holder = spec.get("holderIdentity")
+    w.write(1, f"HolderIdentity:\t{_s(holder) if holder is not None else '<unset>'}\n")
+    for field, label in (("acquireTime", "AcquireTime"), ("renewTime", "RenewTime")):
+        value = spec.get(field)
+        w.write(1, f"{label}:\t{rfc1123z(value, ctx) if value else '<unset>'}\n")
+
+
+def describe_node(node: Obj, pods: list[Obj], events: list[Obj] | None, ctx: Ctx, *,
+                  leases: list[Obj] | None = None) -> str:
+    """``DescribeNode``; ``pods`` may hold pods of other nodes (left out).
+    ``leases``: the node's Lease in ``kube-node-lease`` as a list of 0 or 1
+    (none: kubectl's "Failed to get lease" line); ``None`` leaves the section out."""
     meta, spec, status = _m(node.get("metadata")), _m(node.get("spec")), _m(node.get("status"))
     labels = str_map(meta.get("labels"))
     w = Out()
@@ -107,6 +125,8 @@ def describe_node(node: Obj, pods: list[Obj], events: list[Obj] | None, ctx: Ctx
     w.write(0, f"CreationTimestamp:\t{rfc1123z(meta.get('creationTimestamp'), ctx)}\n")
     _print_taints(w, "Taints", _maps(spec.get("taints")))
     w.write(0, f"Unschedulable:\t{go_bool(spec.get('unschedulable'))}\n")
+    if leases is not None:
+        _print_lease(w, _s(meta.get("name")), leases, ctx)
     conditions = _maps(status.get("conditions"))
     if conditions:
         w.write(0, "Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\t"
@@ -133,7 +153,8 @@ def describe_node(node: Obj, pods: list[Obj], events: list[Obj] | None, ctx: Ctx
                        ("OS Image", "osImage"), ("Operating System", "operatingSystem"),
                        ("Architecture", "architecture"),
                        ("Container Runtime Version", "containerRuntimeVersion"),
-                       ("Kubelet Version", "kubeletVersion")):
+                       ("Kubelet Version", "kubeletVersion"),
+                       ("Kube-Proxy Version", "kubeProxyVersion")):
         w.write(0, f"  {title}:\t{_s(info.get(key))}\n")
     if spec.get("podCIDR"):
         w.write(0, f"PodCIDR:\t{_s(spec.get('podCIDR'))}\n")
