@@ -163,3 +163,22 @@ def test_one_kubelet_stopped_on_its_own_falls_silent(pool: KubeletPool, client: 
     assert (client.get("pods", "default", "after").get("status") or {}).get("phase") \
         in (None, "Pending")
     assert len(runtime_of(pool, "h005").list_sandboxes()) == 1
+
+
+def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
+    from minikube_py.controlplane import HOLLOW_RESYNC_FACTOR
+    from tests.planes import hollow_plane
+    before = {t.name for t in threading.enumerate()}
+    with hollow_plane(tmp_path / "state", nodes=12, pod_resync_interval=30.0) as cp:
+        kubelet_threads = [t.name for t in threading.enumerate()
+                           if t.name not in before and "kubelet" in t.name]
+        # 12 nodes, one pool: its watch, its timer and its 4 workers; no per-node thread.
+        assert sorted(kubelet_threads) == sorted(
+            ["hollow-kubelets-pods", "hollow-kubelets-timers"]
+            + [f"hollow-kubelets-worker-{i}" for i in range(4)])
+        kubelets = list(cp.kubelets.values())
+        assert len(kubelets) == 12
+        assert {k.resync_interval for k in kubelets} == {30.0 * HOLLOW_RESYNC_FACTOR}
+        assert {k.resync_jitter for k in kubelets} == {0.5}
+        client = LocalClient(cp.registry)
+        assert len(client.list("leases", namespace="kube-node-lease").items) == 12
