@@ -176,16 +176,23 @@ def collection(plural: str) -> str:
 
 def snapshot(api: RawApi) -> dict[str, dict[str, tuple[str, str]]]:
     """Every stored object's (uid, resourceVersion), by resource and
-    ``namespace/name``. Nodes keep only their uid: kubelets heartbeat them."""
+    ``namespace/name``. Nodes and their Leases in ``kube-node-lease`` keep only
+    their uid: kubelets heartbeat them (status, lease renewals)."""
     out: dict[str, dict[str, tuple[str, str]]] = {}
     for plural in SNAPSHOT_RESOURCES:
         items = api.get_json(collection(plural))["items"]
         out[plural] = {
             f'{i["metadata"].get("namespace", "")}/{i["metadata"]["name"]}':
                 (i["metadata"]["uid"],
-                 "" if plural == "nodes" else i["metadata"]["resourceVersion"])
+                 "" if _heartbeat(plural, i) else i["metadata"]["resourceVersion"])
             for i in items}
     return out
+
+
+def _heartbeat(plural: str, obj: Mapping[str, Any]) -> bool:
+    """Whether kubelets rewrite ``obj`` on their own, as a heartbeat."""
+    return plural == "nodes" or (plural == "leases"
+                                 and obj["metadata"].get("namespace") == "kube-node-lease")
 
 
 def diff(before: Mapping[str, Mapping[str, Any]],
