@@ -20,21 +20,10 @@ from minikube_py.kubelet import Kubelet
 from minikube_py.kubelet.pool import KubeletPool
 from minikube_py.nodes import NodeSpec
 from minikube_py.runtime import LABEL_NODE, FakeRuntime
-from minikube_py.store.registry import Registry
-from minikube_py.store.store import Store
 from tests.unit.test_kubelet import GI, HOST, READINGS, create_pod, pod_in_phase
 from tests.waiting import wait_for
 
 NODES = 120
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[LocalClient]:
-    store = Store(tmp_path / "store")
-    registry = Registry(store)
-    registry.ensure_system_namespaces()
-    yield LocalClient(registry)
-    store.close()
 
 
 def pooled(client: LocalClient, pool: KubeletPool, name: str, tmp_path: Path,
