@@ -336,3 +336,17 @@ def test_watch_single_object_and_timeout(api: Api):
     api.call("POST", PODS, pod("two"))
     events = api.stream(f"{PODS}/one?watch=true&timeoutSeconds=1", 5)
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "one")]
+
+
+def test_node_proxy_is_404_for_a_missing_node_and_503_for_an_existing_one(api: Api):
+    """kube-apiserver looks the node up before it tries its kubelet; ours have
+    no HTTP endpoint, which is said plainly (503), but only for a real node."""
+    for path in ("/api/v1/nodes/ghost/proxy/", "/api/v1/nodes/https:ghost:10250/proxy/x"):
+        status, body, _ = api.call("GET", path)
+        assert (status, body["reason"]) == (404, "NotFound"), path
+        assert 'nodes "ghost" not found' in body["message"]
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
+    assert api.call("POST", "/api/v1/nodes", node)[0] == 201
+    status, body, _ = api.call("GET", "/api/v1/nodes/n1/proxy/")
+    assert (status, body["reason"]) == (503, "ServiceUnavailable")
+    assert "kubelets run in-process" in body["message"]

@@ -14,7 +14,8 @@ and the end-to-end headers; the client's credentials (``Authorization``,
 The answer comes back as the pod gave it (status, headers, body streamed).
 Only ``http`` is served: the API server has no client certificate a pod
 would check, and ``https:`` pod proxies are refused with a clear message.
-``nodes/proxy`` is refused: the kubelets run inside the control plane and
+``nodes/proxy`` of an existing node is refused (503; a missing node is
+404): the kubelets run inside the control plane and
 serve no HTTP endpoint of their own.
 """
 
@@ -119,6 +120,9 @@ def handle(registry: Registry, target: Target, req: Request) -> Response:
     if req.method not in _METHODS:
         raise MethodNotAllowed(f"{req.method} is not supported on {target.resource}/proxy")
     if target.resource == "nodes":
+        # As kube-apiserver's node ResourceLocation: a missing node is 404
+        # before anything is said about reaching its kubelet.
+        registry.get("nodes", "", split_name(target.name or "")[1])
         raise ServiceUnavailable("nodes/proxy is not served: this control plane's kubelets run "
                                  "in-process and have no HTTP endpoint")
     namespace = target.namespace or "default"
