@@ -3,7 +3,8 @@
 Contracts
 ---------
 * :func:`apply_defaults` is pure: it returns a new dict and never mutates its
-  input. It applies the kind's resource ``defaults`` hook; the hooks here
+  input (unless asked to, ``in_place=True``, for a dict its caller owns). It
+  applies the kind's resource ``defaults`` hook; the hooks here
   (``default_pod``, ...) apply, per kind, what ``SetDefaults_*`` in
   ``pkg/apis/core/v1/defaults.go`` / ``pkg/apis/apps/v1/defaults.go`` (plus the
   declarative ``+default`` markers) apply, and for Namespaces the create-time
@@ -349,13 +350,21 @@ def default_priority_class(priority_class: Obj, create: bool) -> None:
     _default_missing(priority_class, "value", 0)
 
 
-def apply_defaults(obj: Mapping[str, Any], *, create: bool = True) -> Obj:
+def apply_defaults(obj: Mapping[str, Any], *, create: bool = True,
+                   in_place: bool = False) -> Obj:
     """A defaulted deep copy of ``obj`` (see the module docstring).
 
     Objects of kinds without defaults (and ``List`` items of such kinds) come
     back as plain copies; a ``List`` has each item defaulted by its own kind.
+    ``in_place=True`` defaults ``obj`` itself (a ``dict`` the caller owns
+    entirely, such as a fresh :func:`~.schema.decode` result) and returns it:
+    the registry's write path saves a deep copy per write that way.
     """
-    out: Obj = copy.deepcopy(dict(obj))
+    if in_place:
+        assert isinstance(obj, dict)
+        out: Obj = obj
+    else:
+        out = copy.deepcopy(dict(obj))
     kind = out.get("kind")
     if kind == "List":
         out["items"] = [
@@ -392,8 +401,26 @@ def _canonical(value: Any, *, resource_list: bool) -> Any:
     return str(q)
 
 
+#: Schema node -> whether a quantity can occur at or below it (nodes hash by identity).
+_QUANTITY_BELOW: dict[Schema, bool] = {}
+
+
+def _quantity_below(schema: Schema) -> bool:
+    """Whether ``schema`` or anything under it is a quantity: the rest of an
+    object is left alone (a Lease or a Node's conditions have none to rewrite)."""
+    known = _QUANTITY_BELOW.get(schema)
+    if known is not None:
+        return known
+    _QUANTITY_BELOW[schema] = True  # a recursive shape is walked, to be safe
+    found = schema.type == QUANTITY or (
+        schema.items is not None and _quantity_below(schema.items)) or (
+        schema.fields is not None and any(_quantity_below(f) for f in schema.fields.values()))
+    _QUANTITY_BELOW[schema] = found
+    return found
+
+
 def _walk(schema: Schema | None, value: Any, *, in_map: bool = False) -> Any:
-    if schema is None:
+    if schema is None or not _quantity_below(schema):
         return value
     if schema.type == QUANTITY:
         return _canonical(value, resource_list=in_map)
@@ -407,9 +434,14 @@ def _walk(schema: Schema | None, value: Any, *, in_map: bool = False) -> Any:
     return value
 
 
-def canonicalize(obj: Mapping[str, Any]) -> Obj:
+def canonicalize(obj: Mapping[str, Any], *, owned: bool = False) -> Obj:
     """A copy of ``obj`` with every quantity in canonical form (see the module
-    docstring). Kinds without a schema are returned as plain copies."""
+    docstring). Kinds without a schema are returned as plain copies.
+
+    ``owned=True``: the caller owns ``obj`` entirely and will not use it again,
+    so it is not copied first; the result may share what the schema does not
+    rewrite with it.
+    """
     kind = obj.get("kind")
     if kind == "List":
         out = copy.deepcopy(dict(obj))
@@ -422,6 +454,6 @@ def canonicalize(obj: Mapping[str, Any]) -> Obj:
         schema = field_schema(kind) if isinstance(kind, str) else None
     except BadRequest:  # a kind without a schema: nothing to rewrite
         schema = None
-    result = _walk(schema, copy.deepcopy(dict(obj)))
+    result = _walk(schema, dict(obj) if owned else copy.deepcopy(dict(obj)))
     assert isinstance(result, dict)
     return result

@@ -507,8 +507,12 @@ def validate_object_meta_update(new_value: Any, old_value: Any,
     new_gen, old_gen = as_int(new.get("generation")) or 0, as_int(old.get("generation")) or 0
     if new_gen < old_gen:
         errs.append(invalid(path.child("generation"), new_gen, "must not be decremented"))
+    # Field paths are built only for a field with something to report: this
+    # runs on every update (thousands of lease renewals a minute at scale).
     for key in ("name", "namespace", "uid"):
-        errs.extend(immutable(as_str(new.get(key)), as_str(old.get(key)), path.child(key)))
+        new_text, old_text = as_str(new.get(key)), as_str(old.get(key))
+        if new_text != old_text:
+            errs.extend(immutable(new_text, old_text, path.child(key)))
     for key in ("creationTimestamp", "deletionTimestamp"):
         new_time, old_time = new.get(key), old.get(key)
         if not semantic_equal(new_time, old_time):
@@ -516,13 +520,14 @@ def validate_object_meta_update(new_value: Any, old_value: Any,
             if key == "creationTimestamp" and shown.text == "null":
                 shown = GoValue("0001-01-01 00:00:00 +0000 UTC")
             errs.append(invalid(path.child(key), shown, IMMUTABLE_MSG))
-    errs.extend(immutable(new.get("deletionGracePeriodSeconds"),
-                          old.get("deletionGracePeriodSeconds"),
-                          path.child("deletionGracePeriodSeconds")))
-    errs.extend(validate_labels(new.get("labels"), path.child("labels")))
-    errs.extend(validate_annotations(new.get("annotations"), path.child("annotations")))
-    errs.extend(validate_owner_references(new.get("ownerReferences"),
-                                          path.child("ownerReferences")))
+    grace, old_grace = new.get("deletionGracePeriodSeconds"), \
+        old.get("deletionGracePeriodSeconds")
+    if not semantic_equal(grace, old_grace):
+        errs.extend(immutable(grace, old_grace, path.child("deletionGracePeriodSeconds")))
+    for key, check in (("labels", validate_labels), ("annotations", validate_annotations),
+                       ("ownerReferences", validate_owner_references)):
+        if new.get(key) is not None:
+            errs.extend(check(new.get(key), path.child(key)))
     for i, finalizer in enumerate(as_list(new.get("finalizers"))):
         errs.extend(kube_finalizer_name(as_str(finalizer), path.child("finalizers").index(i)))
     return errs

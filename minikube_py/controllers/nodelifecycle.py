@@ -41,10 +41,16 @@ What it promises, per Node (``reconcile(name)``):
   applies records ``Cancelling deletion of Pod <ns>/<name>``. Pods already
   being deleted are left alone.
 * **Timing.** ``reconcile`` returns the time until the node would turn stale
-  or the next eviction is due, so the key comes back exactly then; a timer
-  thread also re-enqueues every node each ``monitor_period`` seconds
-  (``--node-monitor-period``). Nothing polls in between: the thread sleeps on
-  the stop event. Time comes from the injected ``clock``.
+  or the next eviction is due, so the key comes back exactly then. A lease
+  renewal is noted (on the controller's clock) as the lease informer sees it,
+  without a reconcile: a healthy node costs one reconcile per grace period,
+  not one per renewal. Every ``monitor_period`` seconds
+  (``--node-monitor-period``) a timer thread re-enqueues, level-triggered,
+  every node that is not Ready, carries one of our taints, was never looked
+  at, or is past its deadline; for a healthy node that check is one lookup,
+  so thousands of hollow nodes do not cost thousands of reconciles each
+  period. Nothing polls in between: the thread sleeps on the stop event.
+  Time comes from the injected ``clock``.
 * The node's eviction time comes from the taints' ``timeAdded`` (the earliest
   ``NoExecute`` one), so a restarted controller keeps the schedule; while it
   runs, the start of a continuous tainted period is remembered so swapping
@@ -208,6 +214,8 @@ class NodeLifecycleController(Controller):
         self.nodes = self.watch("nodes")
         self.pods = informers.get("pods")
         self.leases = informers.get("leases")
+        self.leases.add_handlers(Handlers(on_add=self._lease_changed,
+                                          on_update=lambda _old, new: self._lease_changed(new)))
         self.pods.add_handlers(Handlers(on_add=self._pod_changed,
                                         on_update=lambda old, new: self._pod_changed(new, old),
                                         on_delete=self._pod_deleted))
@@ -226,10 +234,40 @@ class NodeLifecycleController(Controller):
             self._timer.join(timeout)
 
     def _tick(self) -> None:
-        """``--node-monitor-period``: every node is looked at again, level-triggered."""
+        """``--node-monitor-period``: the nodes that need a look get one."""
         while not self._stop.wait(self.monitor_period):
+            now = self.clock()
             for node in self.nodes.list():
-                self.enqueue(key_of(node))
+                name = key_of(node)
+                if self._needs_look(name, node, now):
+                    self.enqueue(name)
+
+    def _needs_look(self, name: str, node: Mapping[str, Any], now: float) -> bool:
+        """Whether the periodic pass must reconcile ``node``: anything but a Ready,
+        untainted node seen before and still inside its grace period."""
+        if _ready_status(node) != "True" or any(
+                _m(t).get("key") in (NOT_READY_TAINT, UNREACHABLE_TAINT)
+                for t in _m(node.get("spec")).get("taints") or []):
+            return True
+        with self._lock:
+            health = self._health.get(name)
+        if health is None:
+            return True
+        grace = self.grace_period if health.had_ready else self.startup_grace_period
+        return now >= health.probe + grace
+
+    def _lease_changed(self, lease: Object) -> None:
+        """A node lease seen renewed is a heartbeat observed now (``tryUpdateNodeHealth``
+        compares the lease it saw last); the node's deadline moves without a reconcile."""
+        meta = _m(lease.get("metadata"))
+        if meta.get("namespace") != NODE_LEASE_NAMESPACE:
+            return
+        renewed = str(_m(lease.get("spec")).get("renewTime") or "") or None
+        with self._lock:
+            health = self._health.get(str(meta.get("name") or ""))
+            if health is not None and renewed is not None and renewed != health.lease:
+                health.lease = renewed
+                health.probe = self.clock()
 
     # ------------------------------------------------------------------ pod index
 

@@ -158,14 +158,15 @@ class Registry:
                 and meta["generateName"]:
             meta["name"] = meta["generateName"] + "".join(
                 secrets.choice(_NAME_ALPHABET) for _ in range(5))
-        obj2 = apply_defaults(decoded, create=True)
+        # decoded is our own deep copy: defaulted and canonicalised without more copies.
+        obj2 = apply_defaults(decoded, create=True, in_place=True)
         self.admission.mutate_create(info, obj2, admission_name)
         txn = self.admission.begin_create(info, obj2)
         try:
             self._prepare_for_create(info, obj2)
             check_create(obj2)
             self.admission.validate_create(info, obj2, ns)
-            stored = canonicalize(obj2)
+            stored = canonicalize(obj2, owned=True)
             self.admission.validate_namespace(info, ns, stored["metadata"]["name"])
             if dry_run:
                 txn.revert()
@@ -230,7 +231,15 @@ class Registry:
             meta.pop("namespace", None)
         name = meta["name"]
         wanted_rv = str(meta.get("resourceVersion") or "")
-        for _ in range(100):
+        for attempt in range(100):
+            if attempt:
+                # The previous attempt defaulted its copy in place: start from a
+                # fresh decode (only after a Conflict of an unconditional update).
+                decoded = self._decode(obj, "Ignore")[0]
+                if info.namespaced:
+                    decoded["metadata"]["namespace"] = ns
+                else:
+                    decoded["metadata"].pop("namespace", None)
             old = self.store.get(info.plural, ns or None, name)
             if wanted_rv and wanted_rv != old["metadata"]["resourceVersion"]:
                 # The precondition comes first, as in Kubernetes: a stale write is a
@@ -238,7 +247,7 @@ class Registry:
                 raise Conflict.of(info.plural, name, "the object has been modified; please "
                                   "apply your changes to the latest version and try again",
                                   group=info.group)
-            new = apply_defaults(decoded, create=False)
+            new = apply_defaults(decoded, create=False, in_place=True)
             # Unconditional updates compare-and-swap against the version validated.
             new["metadata"]["resourceVersion"] = wanted_rv or old["metadata"]["resourceVersion"]
             self.admission.mutate_update(info, new, old, subresource)
@@ -247,7 +256,7 @@ class Registry:
                 new = self._prepare_for_update(info, new, old, subresource)
                 check_update(new, old, subresource)
                 self.admission.validate_update(info, new, subresource)
-                stored = canonicalize(new)
+                stored = canonicalize(new, owned=True)
                 if dry_run:
                     txn.revert()
                     if wanted_rv and wanted_rv != old["metadata"]["resourceVersion"]:

@@ -493,8 +493,9 @@ class Store:
                 raise Conflict.of(info.plural, name, "the object has been modified; please "
                                   "apply your changes to the latest version and try again",
                                   group=info.group)
-            old: Object = json.loads(current.raw)
-            old_meta = old.get("metadata") or {}
+            # Read only (the shared decoded version, usually decoded already for
+            # the caches); a caller gets a fresh copy below.
+            old_meta = current.shared().get("metadata") or {}
             meta = dict(obj.get("metadata") or {})
             for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
                 if field in old_meta:
@@ -515,7 +516,8 @@ class Store:
                     return self._remove(table, key, new, current)
             meta["resourceVersion"] = str(current.rv)
             if _dumps(new) == current.raw:
-                return old  # nothing changed: no write, no event, no new version
+                # Nothing changed: no write, no event, no new version.
+                return json.loads(current.raw)  # type: ignore[no-any-return]
             return self._put(table, key, new, MODIFIED, current)
 
     def guaranteed_update(self, resource: str, namespace: str | None, name: str,

@@ -14,6 +14,7 @@ import pytest
 
 from minikube_py.api.errors import NotFound
 from minikube_py.client.base import Object
+from minikube_py.client.informer import key_of
 from minikube_py.controllers.nodelifecycle import (
     NOT_READY_TAINT,
     UNREACHABLE_TAINT,
@@ -716,3 +717,42 @@ def test_a_renewing_node_that_never_posted_status_is_taken_as_healthy(
     ctrl.reconcile("n1")
     assert clocked.client.get("nodes", None, "n1").get("status", {}).get("conditions") \
         is None
+
+
+def test_a_lease_renewal_moves_the_deadline_without_a_reconcile(clocked: Cluster) -> None:
+    """The renewal is observed when the informer sees it (not when the node is
+    next reconciled), so the node comes back one grace period after it."""
+    clock = clock_of(clocked)
+    ctrl = start(clocked)
+    clocked.client.create(node("n1", clock.now))
+    clocked.settle()
+    assert ctrl.reconcile("n1") == pytest.approx(GRACE)
+    clock.advance(30)
+    renew_lease(clocked, "n1")
+    renewed = clocked.client.get("leases", "kube-node-lease", "n1")["spec"]["renewTime"]
+    wait_for(lambda: ctrl._health["n1"].lease == renewed, "the renewal observed")
+    clock.advance(25)  # past the deadline the node had before the renewal
+    assert ctrl.reconcile("n1") == pytest.approx(30 + GRACE - 55)
+    assert condition(clocked.client.get("nodes", None, "n1"), "Ready")["status"] == "True"
+
+
+def test_the_monitor_pass_looks_only_at_nodes_that_need_it(clocked: Cluster) -> None:
+    clock = clock_of(clocked)
+    ctrl = start(clocked)
+    taint = [{"key": UNREACHABLE_TAINT, "effect": "NoSchedule"}]
+    for obj in [node("healthy", clock.now), node("unseen", clock.now),
+                node("notready", clock.now, ready="False"),
+                node("tainted", clock.now, taints=taint), node("late", clock.now)]:
+        clocked.client.create(obj)
+    clocked.settle()
+    for name in ("healthy", "notready", "tainted", "late"):
+        ctrl.reconcile(name)
+    clock.advance(GRACE - 1)
+    heartbeat(clocked, "healthy")  # only this one keeps posting
+    clocked.settle()
+    ctrl.reconcile("healthy")
+    clock.advance(2)  # "late" is past its deadline and has not been looked at since
+    now = clock.now
+    looked = {key_of(n) for n in ctrl.nodes.list()
+              if ctrl._needs_look(key_of(n), n, now)}
+    assert looked == {"unseen", "notready", "tainted", "late"}
