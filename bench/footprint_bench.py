@@ -60,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.results import machine, record, table
 from minikube_py.client.http import HTTPClient
 from minikube_py.client.kubeconfig import load
+from tests.hostclean import sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE = "localhost/minikube-py/busybox:1.35"
@@ -448,6 +449,13 @@ def main() -> None:
         finally:
             for d in daemons:
                 d.stop()
+            # A pod the API no longer lists may still be in Podman's hands (4.3
+            # takes its time removing pods), and the cluster's pod network and
+            # Service rules outlive a stopped daemon by design: leave nothing.
+            left = sweep(Path(tmp))
+            if left:
+                print(f"removed what the benchmark's clusters left: {', '.join(left)}",
+                      flush=True)
     report(results, args, load)
 
 

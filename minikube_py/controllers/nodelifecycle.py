@@ -182,6 +182,9 @@ class _Health:
     probe: float
     had_ready: bool
     lease: str | None = None  # the node lease's renewTime last seen
+    #: The last reconcile found the node Ready and without our taints (so the
+    #: monitor pass only has to watch its deadline).
+    quiet: bool = False
 
 
 # ------------------------------------------------------------------ controller
@@ -236,25 +239,22 @@ class NodeLifecycleController(Controller):
     def _tick(self) -> None:
         """``--node-monitor-period``: the nodes that need a look get one."""
         while not self._stop.wait(self.monitor_period):
-            now = self.clock()
-            for node in self.nodes.list():
-                name = key_of(node)
-                if self._needs_look(name, node, now):
-                    self.enqueue(name)
+            for name in self._needing_look(self.clock()):
+                self.enqueue(name)
 
-    def _needs_look(self, name: str, node: Mapping[str, Any], now: float) -> bool:
-        """Whether the periodic pass must reconcile ``node``: anything but a Ready,
-        untainted node seen before and still inside its grace period."""
-        if _ready_status(node) != "True" or any(
-                _m(t).get("key") in (NOT_READY_TAINT, UNREACHABLE_TAINT)
-                for t in _m(node.get("spec")).get("taints") or []):
-            return True
+    def _needing_look(self, now: float) -> list[str]:
+        """The nodes the periodic pass must reconcile: all but those the last
+        reconcile found Ready and untainted and that are still inside their
+        grace period (one lookup each: no node object is read)."""
+        names = [key_of(node) for node in self.nodes.list()]
         with self._lock:
-            health = self._health.get(name)
-        if health is None:
-            return True
+            return [name for name in names if not self._quiet(self._health.get(name), now)]
+
+    def _quiet(self, health: _Health | None, now: float) -> bool:
+        if health is None or not health.quiet:
+            return False
         grace = self.grace_period if health.had_ready else self.startup_grace_period
-        return now >= health.probe + grace
+        return now < health.probe + grace
 
     def _lease_changed(self, lease: Object) -> None:
         """A node lease seen renewed is a heartbeat observed now (``tryUpdateNodeHealth``
@@ -335,6 +335,13 @@ class NodeLifecycleController(Controller):
                 ready_cond.get("reason") in _OUR_REASONS:
             self._mark_pods_not_ready(key, now)
         node = self._taint(node, ready, now)
+        quiet = ready == "True" and not any(
+            _m(t).get("key") in (NOT_READY_TAINT, UNREACHABLE_TAINT)
+            for t in _m(node.get("spec")).get("taints") or [])
+        with self._lock:
+            health = self._health.get(key)
+            if health is not None:
+                health.quiet = quiet
         wait = self._evict(key, node, now)
         if wait is not None:
             waits.append(wait)

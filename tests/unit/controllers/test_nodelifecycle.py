@@ -14,7 +14,6 @@ import pytest
 
 from minikube_py.api.errors import NotFound
 from minikube_py.client.base import Object
-from minikube_py.client.informer import key_of
 from minikube_py.controllers.nodelifecycle import (
     NOT_READY_TAINT,
     UNREACHABLE_TAINT,
@@ -737,22 +736,31 @@ def test_a_lease_renewal_moves_the_deadline_without_a_reconcile(clocked: Cluster
 
 
 def test_the_monitor_pass_looks_only_at_nodes_that_need_it(clocked: Cluster) -> None:
+    """Every node but a Ready, untainted one inside its grace period: a node
+    never reconciled, one not Ready (even while it keeps posting), one whose
+    deadline passed without a reconcile since."""
     clock = clock_of(clocked)
     ctrl = start(clocked)
-    taint = [{"key": UNREACHABLE_TAINT, "effect": "NoSchedule"}]
     for obj in [node("healthy", clock.now), node("unseen", clock.now),
-                node("notready", clock.now, ready="False"),
-                node("tainted", clock.now, taints=taint), node("late", clock.now)]:
+                node("notready", clock.now, ready="False"), node("late", clock.now)]:
         clocked.client.create(obj)
     clocked.settle()
-    for name in ("healthy", "notready", "tainted", "late"):
+    for name in ("healthy", "notready", "late"):
         ctrl.reconcile(name)
+    assert set(ctrl._needing_look(clock.now)) == {"unseen", "notready"}
+    assert our_taints(clocked, "notready") == [(NOT_READY_TAINT, "NoSchedule"),
+                                               (NOT_READY_TAINT, "NoExecute")]
     clock.advance(GRACE - 1)
-    heartbeat(clocked, "healthy")  # only this one keeps posting
+    for name, ready in (("healthy", "True"), ("notready", "False")):
+        heartbeat(clocked, name, ready=ready)  # these two keep posting
     clocked.settle()
-    ctrl.reconcile("healthy")
+    for name in ("healthy", "notready"):
+        ctrl.reconcile(name)
     clock.advance(2)  # "late" is past its deadline and has not been looked at since
-    now = clock.now
-    looked = {key_of(n) for n in ctrl.nodes.list()
-              if ctrl._needs_look(key_of(n), n, now)}
-    assert looked == {"unseen", "notready", "tainted", "late"}
+    assert set(ctrl._needing_look(clock.now)) == {"unseen", "notready", "late"}
+    # Recovered: Ready again and its taints gone, it is quiet too.
+    heartbeat(clocked, "notready", ready="True")
+    clocked.settle()
+    ctrl.reconcile("notready")
+    assert our_taints(clocked, "notready") == []
+    assert set(ctrl._needing_look(clock.now)) == {"unseen", "late"}
