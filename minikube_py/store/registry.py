@@ -56,6 +56,15 @@ __all__ = ["DEFAULT_TOLERATION_SECONDS", "NOT_READY_TAINT", "SYSTEM_NAMESPACES",
 
 # Kubernetes' generateName alphabet: no vowels (no words), no confusable characters.
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+#: ``names.MaxGeneratedNameLength``: the base is cut so base + 5 fits in 63.
+_MAX_GENERATED_BASE = 58
+#: RetryGenerateName (GA in 1.32): a generated name already taken is generated
+#: again, up to this many attempts in all, before AlreadyExists is returned.
+_NAME_ATTEMPTS = 8
+
+
+def _random_suffix() -> str:
+    return "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
 
 FieldValidation = str  # "Strict" | "Warn" | "Ignore"
 
@@ -73,6 +82,8 @@ class Registry:
         self.store = store
         self.clock = clock
         self._new_uid = new_uid
+        #: The five characters a generated name ends with (tests replace it).
+        self.name_suffix: Callable[[], str] = _random_suffix
         # service_accounts: the ServiceAccount admission plugin (pods need an
         # existing account), off by default so a bare registry needs no
         # controller creating ``default`` accounts; the control plane turns it on.
@@ -154,10 +165,11 @@ class Registry:
         # Mutating admission runs before the name is generated: its errors name
         # the object by generateName (admission.NewForbidden).
         admission_name = str(meta.get("name") or meta.get("generateName") or "Unknown")
+        base = ""
         if not meta.get("name") and isinstance(meta.get("generateName"), str) \
                 and meta["generateName"]:
-            meta["name"] = meta["generateName"] + "".join(
-                secrets.choice(_NAME_ALPHABET) for _ in range(5))
+            base = meta["generateName"][:_MAX_GENERATED_BASE]
+            meta["name"] = base + self.name_suffix()
         # decoded is our own deep copy: defaulted and canonicalised without more copies.
         obj2 = apply_defaults(decoded, create=True, in_place=True)
         self.admission.mutate_create(info, obj2, admission_name)
@@ -168,21 +180,36 @@ class Registry:
             self.admission.validate_create(info, obj2, ns)
             stored = canonicalize(obj2, owned=True)
             self.admission.validate_namespace(info, ns, stored["metadata"]["name"])
+            created = self._store_new(info, ns, stored, base, dry_run)
             if dry_run:
                 txn.revert()
-                key_ns = ns if info.namespaced else None
-                try:
-                    self.store.get_raw(info.plural, key_ns, stored["metadata"]["name"])
-                except NotFound:
-                    return stored
-                raise AlreadyExists.of(info.plural, stored["metadata"]["name"],
-                                       group=info.group)
-            created = self.store.create(info.plural, stored)
+                return created
         except BaseException:
             txn.revert()
             raise
         txn.commit()
         return created
+
+    def _store_new(self, info: kinds.KindInfo, ns: str, stored: Object, base: str,
+                   dry_run: bool) -> Object:
+        """Store ``stored`` (or, for a dry run, check its name is free); a name
+        generated from ``base`` that is taken is generated again (RetryGenerateName)."""
+        for attempt in range(_NAME_ATTEMPTS):
+            try:
+                if not dry_run:
+                    return self.store.create(info.plural, stored)
+                try:
+                    self.store.get_raw(info.plural, ns if info.namespaced else None,
+                                       stored["metadata"]["name"])
+                except NotFound:
+                    return stored
+                raise AlreadyExists.of(info.plural, stored["metadata"]["name"],
+                                       group=info.group)
+            except AlreadyExists:
+                if not base or attempt == _NAME_ATTEMPTS - 1:
+                    raise
+                stored["metadata"]["name"] = base + self.name_suffix()
+        raise AssertionError("unreachable")  # the last attempt returns or raises
 
     def _prepare_for_create(self, info: kinds.KindInfo, obj: Object) -> None:
         res = kinds.resource_of(info)

@@ -137,6 +137,44 @@ def test_generate_name_appends_five_characters(registry: Registry):
     assert set(name[4:]) <= set("bcdfghjklmnpqrstvwxz2456789")
 
 
+def _web(**meta: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": dict(meta),
+            "spec": {"containers": [{"name": "c", "image": "b"}]}}
+
+
+@pytest.mark.parametrize("taken, dry_run", [(0, False), (1, False), (7, False), (8, False),
+                                            (3, True), (8, True)])
+def test_a_generated_name_that_is_taken_is_generated_again_up_to_8_attempts(
+        registry: Registry, taken: int, dry_run: bool):
+    """RetryGenerateName (GA in Kubernetes 1.32): the API server tries 8
+    generated names in all before answering AlreadyExists."""
+    for i in range(taken):
+        registry.create(_web(name=f"web-{i:05d}"))
+    suffixes = iter(f"{i:05d}" for i in range(100))
+    registry.name_suffix = lambda: next(suffixes)
+    before = {p["metadata"]["name"] for p in registry.store.list("pods").items}
+    if taken >= 8:
+        with pytest.raises(AlreadyExists, match='pods "web-00007" already exists'):
+            registry.create(_web(generateName="web-"), dry_run=dry_run)
+    else:
+        created = registry.create(_web(generateName="web-"), dry_run=dry_run)
+        assert created["metadata"]["name"] == f"web-{taken:05d}"
+    after = {p["metadata"]["name"] for p in registry.store.list("pods").items}
+    assert after - before == (set() if dry_run or taken >= 8 else {f"web-{taken:05d}"})
+
+
+def test_an_explicit_name_that_is_taken_is_not_retried(registry: Registry):
+    registry.create(_web(name="web"))
+    registry.name_suffix = lambda: pytest.fail("no name is generated for an explicit name")
+    with pytest.raises(AlreadyExists):
+        registry.create(_web(name="web", generateName="web-"))
+
+
+def test_a_long_generate_name_is_cut_to_58_characters(registry: Registry):
+    created = registry.create(_web(generateName="a" * 70))
+    assert created["metadata"]["name"][:58] == "a" * 58 and len(created["metadata"]["name"]) == 63
+
+
 @pytest.mark.parametrize("mutate, error, fragment", [
     (lambda o: o["metadata"].update(resourceVersion="5"), BadRequest,
      "resourceVersion should not be set on objects to be created"),
