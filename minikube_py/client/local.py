@@ -47,10 +47,10 @@ class LocalClient:
 
     def __init__(self, registry: Registry, *, field_manager: str = "minikube-py",
                  shared_reads: bool = False) -> None:
-        """``shared_reads``: :meth:`list` and :meth:`watch` hand out the store's
-        shared decoded objects (one copy per process for every cache) instead
-        of fresh ones; only for callers that never change what they get (see
-        :meth:`for_caches`)."""
+        """``shared_reads``: :meth:`get`, :meth:`list`, :meth:`watch` and what
+        :meth:`update` returns are the store's shared decoded objects (one copy
+        per process for every cache) instead of fresh ones; only for callers
+        that never change what they get (see :meth:`for_caches`)."""
         self.registry = registry
         self.store = registry.store
         self.field_manager = field_manager
@@ -62,7 +62,7 @@ class LocalClient:
         return LocalClient(self.registry, field_manager=self.field_manager, shared_reads=True)
 
     def get(self, resource: str, namespace: str | None, name: str) -> Object:
-        return self.registry.get(resource, namespace, name)
+        return self.registry.get(resource, namespace, name, shared=self.shared_reads)
 
     def list(self, resource: str, *, namespace: str | None = None,
              label_selector: str | None = None, field_selector: str | None = None,
@@ -87,7 +87,7 @@ class LocalClient:
         return self.registry.create(obj, namespace=namespace)
 
     def update(self, obj: Mapping[str, Any], *, subresource: str | None = None) -> Object:
-        return self.registry.update(obj, subresource=subresource)
+        return self.registry.update(obj, subresource=subresource, shared=self.shared_reads)
 
     def patch(self, resource: str, namespace: str | None, name: str, patch_type: str,
               body: Any, *, subresource: str | None = None,

@@ -353,7 +353,7 @@ class ControlPlane:
                     networking=pod_networking,
                     token_source=LocalTokenSource(self._store, issuer),
                     queue=pool.queue_for(spec.name) if pool is not None else None,
-                    readings=readings)
+                    readings=readings, volume_files=real)
                 if pool is not None:
                     pool.add(self.kubelets[spec.name])
             self.node_specs = specs

@@ -148,14 +148,17 @@ class Kubelet:
                  readings: Callable[[Path], HostReadings] = HostReadings.read,
                  networking: PodNetworking | None = None,
                  token_source: TokenSource | None = None,
-                 queue: PodQueue | None = None, resync_jitter: float = 0.0) -> None:
+                 queue: PodQueue | None = None, resync_jitter: float = 0.0,
+                 volume_files: bool = True) -> None:
         """``token_source`` issues the service-account tokens of projected
         volumes (None: a pod asking for one fails its mount, with that said).
         ``queue``: where pod keys go; a pool of hollow kubelets passes its
         shared queue's view for this node (see :mod:`.pool`). ``resync_jitter``:
         each resync comes up to that fraction of ``resync_interval`` later
         (Kubernetes' ``workerResyncIntervalJitterFactor``, 0.5), so pods
-        created together do not all resync together."""
+        created together do not all resync together. ``volume_files``: write the
+        API-data volumes to disk (off for hollow nodes, whose containers read
+        nothing: see :mod:`.volumes`)."""
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -200,7 +203,8 @@ class Kubelet:
                                 sources=sources,
                                 volumes=VolumeManager(
                                     sources, TokenCache(token_source, clock=clock),
-                                    allocatable=(node.cpu_millis, node.memory_bytes)))
+                                    allocatable=(node.cpu_millis, node.memory_bytes),
+                                    files=volume_files))
         self._pods: dict[str, Object] = {}
         self._pods_lock = threading.Lock()
         self._stop = threading.Event()

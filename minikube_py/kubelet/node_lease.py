@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from ..api.errors import AlreadyExists, Conflict, NotFound
 from ..api.names import NAMESPACE_NODE_LEASE as NODE_LEASE_NAMESPACE
+from ..api.timefmt import format_micro_time
 from ..client.base import Client, Object
 
 __all__ = ["DEFAULT_LEASE_DURATION", "NODE_LEASE_NAMESPACE", "NodeLease", "micro_time"]
@@ -37,9 +37,8 @@ log = logging.getLogger(__name__)
 DEFAULT_LEASE_DURATION = 40
 
 
-def micro_time(ts: float) -> str:
-    """``metav1.MicroTime``'s JSON form: RFC 3339 with microseconds, in UTC."""
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+#: ``metav1.MicroTime``'s JSON form: RFC 3339 with microseconds, in UTC.
+micro_time = format_micro_time
 
 
 class NodeLease:
@@ -47,7 +46,11 @@ class NodeLease:
 
     def __init__(self, client: Client, node: str, *, clock: Callable[[], float],
                  duration: int = DEFAULT_LEASE_DURATION) -> None:
-        self.client = client
+        # The lease is only read to build the next renewal from: an in-process
+        # client may hand out the store's shared copy (one decode per renewal
+        # for every reader instead of one more for us).
+        for_caches = getattr(client, "for_caches", None)
+        self.client: Client = for_caches() if callable(for_caches) else client
         self.node = node
         self.clock = clock
         self.duration = duration

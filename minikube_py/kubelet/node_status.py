@@ -71,6 +71,11 @@ class NodeStatusReporter:
                  readings: Callable[[Path], HostReadings] = HostReadings.read,
                  report_interval: float = STATUS_REPORT_INTERVAL) -> None:
         self.client = client
+        # Heartbeats only read the Node to compare: an in-process client may hand
+        # out the store's shared copy (not decoded again every 10 s per node), as
+        # the kubelet reads its Node from its informer's cache first.
+        for_caches = getattr(client, "for_caches", None)
+        self._reader: Client = for_caches() if callable(for_caches) else client
         self.node = node
         self.runtime = runtime
         self.host = host
@@ -217,7 +222,7 @@ class NodeStatusReporter:
 
     def heartbeat(self) -> Object | None:
         """Post a fresh status (and the usage annotations); ``None`` if the Node
-        no longer exists."""
+        no longer exists. The Node returned may be shared: read it, never change it."""
         stored = self._heartbeat_status()
         if stored is None:
             return None
@@ -226,7 +231,7 @@ class NodeStatusReporter:
     def _heartbeat_status(self) -> Object | None:
         for _ in range(5):
             try:
-                node = self.client.get("nodes", None, self.node.name)
+                node = self._reader.get("nodes", None, self.node.name)
             except NotFound:
                 log.warning("node %s: the Node object was deleted; not recreating it "
                             "until the kubelet restarts", self.node.name)

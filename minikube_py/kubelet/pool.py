@@ -70,12 +70,14 @@ class KubeletPool:
     """Fake-runtime kubelets driven by shared threads (see the module contract)."""
 
     def __init__(self, client: Client, *, workers: int = 4, heartbeat_interval: float = 10.0,
-                 relist_interval: float = 300.0, name: str = "hollow") -> None:
+                 relist_interval: float = 300.0, timer_tick: float = 0.1,
+                 name: str = "hollow") -> None:
         self.client = client
         self.name = name
         self.workers = max(1, workers)
         self.heartbeat_interval = heartbeat_interval
         self.relist_interval = relist_interval
+        self.timer_tick = timer_tick
         self.queue: WorkQueue[tuple[str, str]] = WorkQueue(name=f"{name}-kubelets")
         self.kubelets: dict[str, Kubelet] = {}
         self._stop = threading.Event()
@@ -232,8 +234,11 @@ class KubeletPool:
             due, _, duty, name = heap[0]
             wait = due - time.monotonic()
             if wait > 0:
+                # Sleep at least a tick: the duties due meanwhile then run in one
+                # round (a thread wake-up per heartbeat costs more than the
+                # heartbeat's own work at thousands of nodes).
                 with self._timer_wake:
-                    self._timer_wake.wait(wait)
+                    self._timer_wake.wait(max(wait, self.timer_tick))
                 continue
             heapq.heappop(heap)
             kubelet = self.kubelets[name]

@@ -19,6 +19,12 @@ pod's directory ``<state_dir>/pods/<uid>`` and ``<state_dir>/pods`` are
 timestamped directory inside is 0755 and each file has its ``mode``, for
 the container's users. The directory goes when the pod is removed.
 
+Hollow nodes (``files=False``: the fake runtime, whose containers read
+nothing) build every payload just the same, with the same failures and
+events, but write no files: the manager only remembers which volumes are
+set up. A thousand pods' token volumes on disk would be most of a hollow
+node's work (and its system calls) for files nobody reads.
+
 A volume whose payload cannot be built (a missing object or key that is not
 ``optional``, a token that cannot be had) fails its set-up with the
 plugin's message (the kubelet reports ``FailedMount``) and is retried; the
@@ -70,10 +76,13 @@ class VolumeManager:
     """Sets up and refreshes one node's API-data volumes (module contract)."""
 
     def __init__(self, sources: ObjectSource, tokens: TokenCache, *,
-                 allocatable: tuple[int, int] = (0, 0)) -> None:
+                 allocatable: tuple[int, int] = (0, 0), files: bool = True) -> None:
         self.sources = sources
         self.tokens = tokens
         self.allocatable = allocatable
+        self.files = files
+        #: Without files: pod uid -> the names of its volumes set up.
+        self._set_up: dict[str, set[str]] = {}
         # The atomic writer wants one writer per directory: pods sync on several
         # workers, but a pod never on two at once; this guards the rare overlap
         # of a pod's resync with a removal.
@@ -86,22 +95,31 @@ class VolumeManager:
         failed: the pod goes on, as Kubernetes' mounted volumes stay
         mounted); otherwise the pod's containers cannot start yet."""
         failures: list[tuple[str, str, bool]] = []
+        uid = str((pod.get("metadata") or {}).get("uid", ""))
         for volume in (pod.get("spec") or {}).get("volumes") or []:
             target = data_volume_dir(pod_root, volume)
             if target is None:
                 continue
-            ensure_pod_dir(pod_root)
+            name = str(volume.get("name", ""))
+            if self.files:
+                ensure_pod_dir(pod_root)
             try:
                 payload = volume_payload(pod, volume, sources=self.sources, tokens=self.tokens,
                                          allocatable=self.allocatable)
                 with self._lock:
-                    target.mkdir(parents=True, exist_ok=True, mode=0o750)
-                    AtomicWriter(target).write(payload)
+                    if self.files:
+                        target.mkdir(parents=True, exist_ok=True, mode=0o750)
+                        AtomicWriter(target).write(payload)
+                    else:
+                        self._set_up.setdefault(uid, set()).add(name)
             except (ConfigError, ValueError, OSError) as exc:
-                failures.append((str(volume.get("name", "")), str(exc),
-                                 (target / DATA_DIR).is_symlink()))
+                mounted = ((target / DATA_DIR).is_symlink() if self.files
+                           else name in self._set_up.get(uid, ()))
+                failures.append((name, str(exc), mounted))
         return failures
 
     def forget(self, uid: str) -> None:
         """The pod is gone: drop its cached tokens (its directory goes with it)."""
         self.tokens.forget(uid)
+        with self._lock:
+            self._set_up.pop(uid, None)

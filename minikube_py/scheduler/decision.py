@@ -24,12 +24,12 @@ import threading
 from collections import OrderedDict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
+from ..api.timefmt import format_micro_time
 from .status import PASS, REASONS
 
 if TYPE_CHECKING:
@@ -112,8 +112,7 @@ class ScorerColumn:
         return self.raw is None
 
 
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+_iso = format_micro_time
 
 
 @dataclass(eq=False)

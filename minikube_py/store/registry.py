@@ -231,8 +231,10 @@ class Registry:
 
     def update(self, obj: Mapping[str, Any], *, namespace: str | None = None,
                subresource: str | None = None, field_validation: FieldValidation = "Strict",
-               dry_run: bool = False, warnings: list[str] | None = None) -> Object:
-        """Admit and store a replacement (PUT), with compare-and-swap.
+               dry_run: bool = False, warnings: list[str] | None = None,
+               shared: bool = False) -> Object:
+        """Admit and store a replacement (PUT), with compare-and-swap; returns it
+        as stored (with ``shared``: the store's read-only shared copy).
 
         With ``metadata.resourceVersion`` set the write fails with Conflict if it is
         stale; without it the update is unconditional (retried internally so that
@@ -291,7 +293,7 @@ class Registry:
                                           "please apply your changes to the latest version "
                                           "and try again", group=info.group)
                     return stored
-                updated = self.store.update(info.plural, stored)
+                updated = self.store.update(info.plural, stored, shared=shared)
             except Conflict:
                 txn.revert()
                 if wanted_rv:
@@ -418,9 +420,12 @@ class Registry:
 
     # ------------------------------------------------------------------ reads
 
-    def get(self, resource: str, namespace: str | None, name: str) -> Object:
+    def get(self, resource: str, namespace: str | None, name: str, *,
+            shared: bool = False) -> Object:
+        """One object (a fresh copy; with ``shared`` the store's read-only shared one)."""
         info = kinds.by_plural(resource)
-        return self.store.get(resource, namespace if info.namespaced else None, name)
+        read = self.store.get_shared if shared else self.store.get
+        return read(resource, namespace if info.namespaced else None, name)
 
     # ------------------------------------------------------------------ bootstrap
 

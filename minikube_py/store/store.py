@@ -296,13 +296,27 @@ class Store:
             raise StoreWriteError(f"{exc.strerror}; the change was not applied") from exc
 
     def _put(self, table: _Table, key: str, obj: Object, event: str,
-             old: Entry | None) -> Object:
-        """Assign the next resourceVersion and commit ``obj`` (caller holds the lock)."""
+             old: Entry | None, *, encoded: str | None = None, shared: bool = False) -> Object:
+        """Assign the next resourceVersion and commit ``obj`` (caller holds the lock).
+
+        ``encoded``: ``obj`` already encoded with the old version's
+        resourceVersion (an update's no-op check), reused when that value occurs
+        exactly once in it. Returns a fresh copy, or with ``shared`` the stored
+        version's shared read-only one."""
         rv = self._rv + 1
         meta = dict(obj.get("metadata") or {})
         meta["resourceVersion"] = str(rv)
         stored = {**obj, "metadata": meta}
-        raw = _dumps(stored)
+        raw = None
+        if encoded is not None and old is not None:
+            # Re-encoding a whole object for its new resourceVersion costs as much
+            # as the first encoding; the text differs only there. Exactly one
+            # occurrence is metadata's own (a label or annotation could repeat it).
+            needle = f'"resourceVersion":"{old.rv}"'
+            if encoded.count(needle) == 1:
+                raw = encoded.replace(needle, f'"resourceVersion":"{rv}"')
+        if raw is None:
+            raw = _dumps(stored)
         entry = self._entry(table.info, stored, raw, rv)
         if table.encrypted:
             self._persist(encode_put(rv, table.info.plural, key, self._sealed(entry)))
@@ -317,7 +331,8 @@ class Store:
         self._rv = rv
         table.history.append(event, entry, old)
         self._after_write()
-        return json.loads(raw)  # type: ignore[no-any-return]
+        result: Object = entry.shared() if shared else json.loads(raw)
+        return result
 
     def _sealed(self, entry: Entry) -> str:
         return self._cipher.seal(entry.raw, entry.namespace, entry.name, entry.rv)
@@ -357,11 +372,19 @@ class Store:
         return json.loads(self.get_raw(resource, namespace, name))  # type: ignore[no-any-return]
 
     def get_raw(self, resource: str, namespace: str | None, name: str) -> str:
+        return self._stored(resource, namespace, name).raw
+
+    def get_shared(self, resource: str, namespace: str | None, name: str) -> Object:
+        """As :meth:`get`, but the decoded object every cache shares (read-only:
+        never change it); decoded once per stored version instead of per read."""
+        return self._stored(resource, namespace, name).shared()
+
+    def _stored(self, resource: str, namespace: str | None, name: str) -> Entry:
         table = self._table(resource)
         entry = table.entries.get(self._key(table.info, namespace or "", name))
         if entry is None:
             raise NotFound.of(table.info.plural, name, group=table.info.group)
-        return entry.raw
+        return entry
 
     def _select(self, resource: str, namespace: str | None, label_selector: Selector | None,
                 field_selector: FieldSelector | None, limit: int | None,
@@ -472,8 +495,11 @@ class Store:
                 raise AlreadyExists.of(table.info.plural, name, group=table.info.group)
             return self._put(table, key, dict(obj), ADDED, None)
 
-    def update(self, resource: str, obj: Mapping[str, Any]) -> Object:
-        """Replace an object (compare-and-swap on ``metadata.resourceVersion``).
+    def update(self, resource: str, obj: Mapping[str, Any], *,
+               shared: bool = False) -> Object:
+        """Replace an object (compare-and-swap on ``metadata.resourceVersion``);
+        returns it as stored: a fresh copy, or with ``shared`` the shared
+        read-only one every cache reads (never change it).
 
         ``deletionTimestamp``/``deletionGracePeriodSeconds`` cannot be changed by an
         update (they are kept from the stored object). Emptying the finalizers of
@@ -515,10 +541,13 @@ class Store:
                         and not _spec_finalizers(info, new):
                     return self._remove(table, key, new, current)
             meta["resourceVersion"] = str(current.rv)
-            if _dumps(new) == current.raw:
+            encoded = _dumps(new)
+            if encoded == current.raw:
                 # Nothing changed: no write, no event, no new version.
-                return json.loads(current.raw)  # type: ignore[no-any-return]
-            return self._put(table, key, new, MODIFIED, current)
+                unchanged: Object = current.shared() if shared else json.loads(current.raw)
+                return unchanged
+            return self._put(table, key, new, MODIFIED, current, encoded=encoded,
+                             shared=shared)
 
     def guaranteed_update(self, resource: str, namespace: str | None, name: str,
                           mutate: Callable[[Object], Object | None], *,

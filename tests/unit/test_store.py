@@ -182,6 +182,48 @@ def test_noop_update_writes_nothing_and_sends_no_event(store: Store):
     assert watch.next(timeout=0.05) is None
 
 
+@pytest.mark.parametrize("annotations", [
+    {},
+    # The old version's text elsewhere in the object: only metadata's own changes.
+    {"resourceVersion": "OLD"},
+    {"note": '"resourceVersion":"OLD"', "resourceVersion": "OLD"},
+])
+def test_update_stores_exactly_the_new_version_text(store: Store,
+                                                     annotations: dict[str, str]) -> None:
+    created = store.create("pods", pod("a"))
+    old_rv = created["metadata"]["resourceVersion"]
+    wanted = {k: v.replace("OLD", old_rv) for k, v in annotations.items()}
+    changed = dict(created, metadata={**created["metadata"], "annotations": wanted},
+                   status={"phase": "Running"})
+    updated = store.update("pods", changed)
+    new_rv = updated["metadata"]["resourceVersion"]
+    assert new_rv != old_rv
+    assert updated["metadata"]["annotations"] == wanted  # never rewritten
+    raw = store.get_raw("pods", "default", "a")
+    assert raw == json.dumps({**changed, "metadata": {**changed["metadata"],
+                                                      "resourceVersion": new_rv}},
+                             separators=(",", ":"))
+    store.close()
+    reopened = Store(store.directory)
+    try:
+        assert reopened.get_raw("pods", "default", "a") == raw
+    finally:
+        reopened.close()
+
+
+def test_shared_reads_and_results_are_the_one_decoded_copy(store: Store) -> None:
+    created = store.create("pods", pod("a"))
+    shared = store.get_shared("pods", "default", "a")
+    assert shared is store.get_shared("pods", "default", "a")
+    assert store.get("pods", "default", "a") is not shared
+    updated = store.update("pods", dict(created, status={"phase": "Running"}), shared=True)
+    assert updated is store.get_shared("pods", "default", "a")
+    assert updated["status"]["phase"] == "Running"
+    same = store.update("pods", json.loads(json.dumps(updated)), shared=True)
+    assert same is updated  # a no-op update hands back the current shared copy
+    assert store.verify_shared() == ()
+
+
 def test_guaranteed_update_retries_until_it_wins(store: Store):
     store.create("pods", pod("counter", **{"annotations": {"n": "0"}}))
 

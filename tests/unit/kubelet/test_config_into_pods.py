@@ -22,6 +22,7 @@ from .conftest import (
     container_status,
     create_pod,
     event_messages,
+    events_for,
     get_pod,
     pod_in_phase,
 )
@@ -249,3 +250,52 @@ def test_a_deleted_configmap_keeps_the_mounted_files_and_the_pod_going(
     wait_for(lambda: container_status(client, "web", "app").get("restartCount") == 1,
              "the container restarted", TIMEOUT)
     assert get_pod(client, "web")["status"]["phase"] == "Running"
+
+
+# ------------------------------------------------------------ hollow nodes: no files
+
+
+def test_hollow_volumes_are_built_and_failed_as_usual_but_never_written(
+        client, make_kubelet, runtime):
+    kubelet = make_kubelet(resync_interval=0.3, volume_files=False)
+    pod = create_pod(client, "web", containers=[{
+        "name": "app", "image": IMAGE,
+        "volumeMounts": [{"name": "cfg", "mountPath": "/etc/app"}]}],
+        volumes=[{"name": "cfg", "configMap": {"name": "app-config"}}])
+    # The payload is still built from the API: a missing ConfigMap holds the pod.
+    message = 'MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found'
+    wait_for(lambda: message in event_messages(client, "web", "FailedMount"), "FailedMount",
+             TIMEOUT)
+    wait_waiting(client, "web", "ContainerCreating")
+    assert runtime.list_sandboxes() == []
+    configmap(client, "app-config", {"app.conf": "x=1"})
+    pod_in_phase(client, "web", "Running")
+    assert not (kubelet.state_dir / "pods" / pod["metadata"]["uid"]).exists()
+    # Set up once, a volume whose ConfigMap goes keeps the pod going (mounted).
+    client.delete("configmaps", "default", "app-config")
+
+    def failed_mounts() -> int:  # the same event again is counted, not repeated
+        return sum(int(e.get("count") or 1) for e in events_for(client, "web")
+                   if e["reason"] == "FailedMount" and e["message"] == message)
+
+    wait_for(lambda: failed_mounts() >= 2, "FailedMount again", TIMEOUT)
+    [app] = [c for c in runtime.list_containers() if c.name == "app"]
+    runtime.kill_container(app.id, 1)
+    wait_for(lambda: container_status(client, "web", "app").get("restartCount") == 1,
+             "the container restarted", TIMEOUT)
+    assert get_pod(client, "web")["status"]["phase"] == "Running"
+    assert not (kubelet.state_dir / "pods").exists()
+
+
+def test_hollow_volume_bookkeeping_goes_with_the_pod(client, make_kubelet, runtime):
+    kubelet = make_kubelet(volume_files=False)
+    configmap(client, "app-config", {"app.conf": "x=1"})
+    pod = create_pod(client, "web", containers=[{"name": "app", "image": IMAGE}],
+                     volumes=[{"name": "cfg", "configMap": {"name": "app-config"}}])
+    pod_in_phase(client, "web", "Running")
+    volumes = kubelet.syncer.volumes
+    assert volumes is not None
+    uid = pod["metadata"]["uid"]
+    assert volumes._set_up == {uid: {"cfg"}}
+    client.delete("pods", "default", "web", grace_period_seconds=0)
+    wait_for(lambda: uid not in volumes._set_up, "the pod's volumes forgotten", TIMEOUT)

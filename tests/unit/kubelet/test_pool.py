@@ -8,7 +8,9 @@ away — on ``workers + 2`` threads whatever the number of nodes.
 
 from __future__ import annotations
 
+import itertools
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -171,3 +173,34 @@ def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
         assert {k.resync_jitter for k in kubelets} == {0.5}
         client = LocalClient(cp.registry)
         assert len(client.list("leases", namespace="kube-node-lease").items) == 12
+
+
+@pytest.mark.parametrize("tick", [0.25, 0.0])
+def test_timer_duties_due_within_a_tick_run_in_one_round(client: LocalClient, tmp_path: Path,
+                                                          tick: float):
+    """Thousands of nodes must not wake the timer thread once per heartbeat: the
+    duties due within a tick run together; each node still beats every period."""
+    nodes, interval = 40, 1.0
+    pool = KubeletPool(client.for_caches(), workers=1, heartbeat_interval=interval,
+                       timer_tick=tick, name="tick")
+    beats: dict[str, list[float]] = {}
+    for i in range(nodes):
+        kubelet = pooled(client, pool, f"t{i:02d}", tmp_path)
+        calls = beats.setdefault(kubelet.node.name, [])
+        kubelet.heartbeat = lambda calls=calls: calls.append(time.monotonic())  # type: ignore[method-assign]
+        pool.add(kubelet)
+    pool.start()
+    try:
+        wait_for(lambda: all(len(c) >= 3 for c in beats.values()), "three beats per node",
+                 timeout=15)
+    finally:
+        pool.stop()
+    for calls in beats.values():  # every period, late by at most a tick (and some slack)
+        assert max(b - a for a, b in itertools.pairwise(calls)) < interval + tick + 0.3
+    times = sorted(t for calls in beats.values() for t in calls)
+    rounds = 1 + sum(1 for a, b in itertools.pairwise(times) if b - a > 0.01)
+    span = times[-1] - times[0]
+    if tick:
+        assert rounds <= span / tick + 2, (rounds, span)
+    else:  # spread over the period: one wake-up per beat, near enough
+        assert rounds > len(times) / 2, (rounds, len(times))
