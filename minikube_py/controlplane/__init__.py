@@ -216,6 +216,8 @@ class _SchedulerView:
 
 #: Hollow nodes resync each pod this many times less often than ``--sync-frequency``.
 HOLLOW_RESYNC_FACTOR = 10
+#: Hollow nodes post their (made-up) usage annotations at most this often, seconds.
+HOLLOW_USAGE_INTERVAL = 60.0
 
 
 class ControlPlane:
@@ -353,7 +355,8 @@ class ControlPlane:
                     networking=pod_networking,
                     token_source=LocalTokenSource(self._store, issuer),
                     queue=pool.queue_for(spec.name) if pool is not None else None,
-                    readings=readings, volume_files=real)
+                    readings=readings, volume_files=real,
+                    usage_interval=0.0 if real else HOLLOW_USAGE_INTERVAL)
                 if pool is not None:
                     pool.add(self.kubelets[spec.name])
             self.node_specs = specs

@@ -149,7 +149,7 @@ class Kubelet:
                  networking: PodNetworking | None = None,
                  token_source: TokenSource | None = None,
                  queue: PodQueue | None = None, resync_jitter: float = 0.0,
-                 volume_files: bool = True) -> None:
+                 volume_files: bool = True, usage_interval: float = 0.0) -> None:
         """``token_source`` issues the service-account tokens of projected
         volumes (None: a pod asking for one fails its mount, with that said).
         ``queue``: where pod keys go; a pool of hollow kubelets passes its
@@ -158,7 +158,8 @@ class Kubelet:
         (Kubernetes' ``workerResyncIntervalJitterFactor``, 0.5), so pods
         created together do not all resync together. ``volume_files``: write the
         API-data volumes to disk (off for hollow nodes, whose containers read
-        nothing: see :mod:`.volumes`)."""
+        nothing: see :mod:`.volumes`). ``usage_interval``: the least time between
+        two writes of the node's usage annotations (see :mod:`.node_status`)."""
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -180,7 +181,8 @@ class Kubelet:
         self.node_status = NodeStatusReporter(client, node, runtime, host=host,
                                               state_dir=self.state_dir, clock=clock,
                                               kubelet_version=kubelet_version,
-                                              readings=readings)
+                                              readings=readings,
+                                              usage_interval=usage_interval)
         self.lease = NodeLease(client, node.name, clock=clock)
         self.cgroup = NodeCgroup(node.name, cpu_millis=node.cpu_millis,
                                  memory_bytes=node.memory_bytes, root=cgroup_root,

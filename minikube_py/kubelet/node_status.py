@@ -23,7 +23,11 @@
   than 5 %, or 5 millicores / 1 MiB, whichever is larger) or
   ``report_interval`` has passed since they were last written: a busy
   node's figures jitter every heartbeat, and thousands of hollow nodes
-  writing that jitter would be most of an idle daemon's work. Nothing else a real Node
+  writing that jitter would be most of an idle daemon's work. Never more
+  often than every ``usage_interval`` seconds (0 for Podman nodes; hollow
+  nodes, whose figures are made up, post them once a minute, metrics-server's
+  default resolution: a Node patch per heartbeat of every node while pods
+  start was a sixth of the daemon's work). Nothing else a real Node
   would not carry is added. A runtime without stats leaves them alone.
 * **Reported on change**, as the kubelet's ``nodeStatusReportFrequency``:
   a heartbeat writes the status only when it differs from the stored one
@@ -69,7 +73,8 @@ class NodeStatusReporter:
                  host: HostInfo, state_dir: Path, clock: Callable[[], float],
                  kubelet_version: str,
                  readings: Callable[[Path], HostReadings] = HostReadings.read,
-                 report_interval: float = STATUS_REPORT_INTERVAL) -> None:
+                 report_interval: float = STATUS_REPORT_INTERVAL,
+                 usage_interval: float = 0.0) -> None:
         self.client = client
         # Heartbeats only read the Node to compare: an in-process client may hand
         # out the store's shared copy (not decoded again every 10 s per node), as
@@ -85,6 +90,7 @@ class NodeStatusReporter:
         self._readings = readings
         self.registered = False
         self.report_interval = report_interval
+        self.usage_interval = usage_interval
         self._reported = float("-inf")  # when the status was last written (our clock)
         self._usage_written = float("-inf")  # when the usage annotations were
         self._usage_lock = threading.Lock()
@@ -201,6 +207,8 @@ class NodeStatusReporter:
         return round(millis), memory
 
     def _post_usage(self, node: Object) -> Object:
+        if self.clock() - self._usage_written < self.usage_interval:
+            return node  # written lately (the CPU samples wait for the next look)
         usage = self.usage()
         if usage is None:
             return node

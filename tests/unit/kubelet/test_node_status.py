@@ -69,3 +69,19 @@ def test_images_are_listed_largest_first(client, kubelet, runtime):
     by_name = {i["names"][0]: i["sizeBytes"] for i in images}
     for img in runtime.list_images():
         assert by_name[img.names[0]] == img.size_bytes
+
+
+def test_usage_is_written_at_most_every_usage_interval(client, make_kubelet, clock):
+    make_kubelet(usage_interval=60.0)
+    assert wait_for(lambda: usage(client), "annotations at registration") == (0, 0)
+    create_pod(client, "a", containers=busy("c", 200, 30 * MI))
+    pod_in_phase(client, "a", "Running")
+    # Heartbeats go on (every 0.2 s; two whole ones after the pod runs), the usage waits.
+    for _ in range(2):
+        lease = client.get("leases", "kube-node-lease", "node-1")["spec"]["renewTime"]
+        wait_for(lambda lease=lease: client.get("leases", "kube-node-lease", "node-1")
+                 ["spec"]["renewTime"] != lease, "a lease renewal after the pod runs")
+    assert usage(client) == (0, 0)
+    clock.advance(61.0)
+    got = wait_for(lambda: (u := usage(client)) and u[1] == 30 * MI and u, "usage of a")
+    assert got[1] == 30 * MI
