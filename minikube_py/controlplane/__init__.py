@@ -216,8 +216,17 @@ class _SchedulerView:
 
 #: Hollow nodes resync each pod this many times less often than ``--sync-frequency``.
 HOLLOW_RESYNC_FACTOR = 10
-#: Hollow nodes post their (made-up) usage annotations at most this often, seconds.
-HOLLOW_USAGE_INTERVAL = 60.0
+#: Usage-annotation writes a second the hollow nodes of a daemon share between
+#: them: each posts its (made-up) usage at most every nodes / budget seconds,
+#: and never less often than once a minute (metrics-server's default
+#: resolution). A handful of nodes post at every heartbeat, as Podman nodes do.
+HOLLOW_USAGE_WRITES = 10.0
+HOLLOW_USAGE_INTERVAL_MAX = 60.0
+
+
+def hollow_usage_interval(nodes: int) -> float:
+    """Seconds between two usage writes of one of ``nodes`` hollow nodes."""
+    return min(HOLLOW_USAGE_INTERVAL_MAX, nodes / HOLLOW_USAGE_WRITES)
 
 
 class ControlPlane:
@@ -356,7 +365,7 @@ class ControlPlane:
                     token_source=LocalTokenSource(self._store, issuer),
                     queue=pool.queue_for(spec.name) if pool is not None else None,
                     readings=readings, volume_files=real,
-                    usage_interval=0.0 if real else HOLLOW_USAGE_INTERVAL)
+                    usage_interval=0.0 if real else hollow_usage_interval(len(specs)))
                 if pool is not None:
                     pool.add(self.kubelets[spec.name])
             self.node_specs = specs

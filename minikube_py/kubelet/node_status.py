@@ -25,9 +25,9 @@
   node's figures jitter every heartbeat, and thousands of hollow nodes
   writing that jitter would be most of an idle daemon's work. Never more
   often than every ``usage_interval`` seconds (0 for Podman nodes; hollow
-  nodes, whose figures are made up, post them once a minute, metrics-server's
-  default resolution: a Node patch per heartbeat of every node while pods
-  start was a sixth of the daemon's work). Nothing else a real Node
+  nodes, whose figures are made up, share a budget of writes a second, up to
+  once a minute each at 600 nodes and more: a Node patch per heartbeat of
+  every node while pods start was a sixth of the daemon's work). Nothing else a real Node
   would not carry is added. A runtime without stats leaves them alone.
 * **Reported on change**, as the kubelet's ``nodeStatusReportFrequency``:
   a heartbeat writes the status only when it differs from the stored one

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from minikube_py.api.errors import BadRequest, Expired
 from minikube_py.api.fields import parse_field_selector
 from minikube_py.api.labels import parse_selector
 from minikube_py.store.store import Store
+from minikube_py.store.watch import decode_shared
 
 
 def pod(name: str, labels: dict[str, str] | None = None, ns: str = "default") -> dict[str, Any]:
@@ -308,3 +310,35 @@ def test_verify_shared_finds_a_changed_shared_object(store: Store):
     assert store.verify_shared() == ()
     store.list_shared("pods").items[0]["spec"]["nodeName"] = "elsewhere"  # a broken promise
     assert store.verify_shared() == ("pods/default/p",)
+
+
+# ------------------------------------------------------------ shared copies, interned
+
+
+@pytest.mark.parametrize("raw", [
+    '{}',
+    '{"a":1,"b":[1,"x",{"c":null}],"d":{"e":true,"f":1.5,"g":"' + "y" * 65 + '"}}',
+    '{"dup":1,"dup":2}',  # the last one wins, as with json.loads
+    '{"s":"caf\\u00e9 \\ud83d\\ude00","n":-0.0,"big":123456789012345678901234567890}',
+])
+def test_decode_shared_is_json_loads(raw: str) -> None:
+    assert decode_shared(raw) == json.loads(raw)
+    assert repr(decode_shared(raw)) == repr(json.loads(raw))
+
+
+def test_shared_copies_of_two_objects_share_their_keys_and_short_values(store: Store) -> None:
+    long = "z" * 65
+    for name in ("a", "b"):
+        store.create("pods", {**pod(name, {"app": "web"}), "status": {"phase": "Running",
+                                                                         "message": long}})
+    a = store.get_shared("pods", "default", "a")
+    b = store.get_shared("pods", "default", "b")
+    key = lambda d, k: next(x for x in d if x == k)  # noqa: E731 - the dict's own key object
+    assert key(a["status"], "phase") is key(b["status"], "phase")
+    assert key(a["metadata"]["labels"], "app") is key(b["metadata"]["labels"], "app")
+    assert a["status"]["phase"] is b["status"]["phase"]
+    assert a["metadata"]["labels"]["app"] is b["metadata"]["labels"]["app"]
+    # Long values are not interned (they rarely repeat); fresh copies are never.
+    assert a["status"]["message"] is not b["status"]["message"]
+    fresh = store.get("pods", "default", "b")
+    assert fresh["status"]["phase"] == "Running"

@@ -157,7 +157,7 @@ def test_one_kubelet_stopped_on_its_own_falls_silent(pool: KubeletPool, client: 
 
 
 def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
-    from minikube_py.controlplane import HOLLOW_RESYNC_FACTOR
+    from minikube_py.controlplane import HOLLOW_RESYNC_FACTOR, HOLLOW_USAGE_WRITES
     from tests.planes import hollow_plane
     before = {t.name for t in threading.enumerate()}
     with hollow_plane(tmp_path / "state", nodes=12, pod_resync_interval=30.0) as cp:
@@ -171,8 +171,17 @@ def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
         assert len(kubelets) == 12
         assert {k.resync_interval for k in kubelets} == {30.0 * HOLLOW_RESYNC_FACTOR}
         assert {k.resync_jitter for k in kubelets} == {0.5}
+        # Usage annotations within the daemon's budget of writes a second.
+        assert {k.node_status.usage_interval for k in kubelets} == {12 / HOLLOW_USAGE_WRITES}
+        assert {k.syncer.volumes.files for k in kubelets if k.syncer.volumes} == {False}
         client = LocalClient(cp.registry)
         assert len(client.list("leases", namespace="kube-node-lease").items) == 12
+
+
+@pytest.mark.parametrize(("nodes", "interval"), [(3, 0.3), (500, 50.0), (5000, 60.0)])
+def test_hollow_usage_interval_shares_a_budget_of_writes(nodes: int, interval: float):
+    from minikube_py.controlplane import hollow_usage_interval
+    assert hollow_usage_interval(nodes) == pytest.approx(interval)
 
 
 @pytest.mark.parametrize("tick", [0.25, 0.0])
