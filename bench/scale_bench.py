@@ -394,6 +394,26 @@ def proc_status(pid: int) -> dict[str, float]:
     return out
 
 
+def cpu_split(pid: int) -> tuple[float, float, int]:
+    """(user s, system s, context switches of every thread) of a process so far.
+
+    The switches count how often its threads handed the CPU (and Python's GIL)
+    over: a cost that user time alone does not show."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    switches = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            text = (task / "status").read_text()
+        except OSError:  # a thread that ended meanwhile
+            continue
+        for line in text.splitlines():
+            if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                switches += int(line.split()[1])
+    return int(fields[11]) / tick, int(fields[12]) / tick, switches
+
+
 def cpu_seconds(pid: int) -> float:
     """utime + stime of a process, in seconds."""
     stat = Path(f"/proc/{pid}/stat").read_text()
@@ -502,6 +522,11 @@ class Throughput:
     t_running: float  # s from the first create to the last pod seen Running
     client_cpu_ms: float  # creator CPU per pod (client cost)
     relists: int
+    # The daemon's, per pod, from the first create to all Running (finished
+    # threads' switches are not counted: a lower bound).
+    daemon_user_ms: float = 0.0
+    daemon_sys_ms: float = 0.0
+    daemon_switches: float = 0.0
 
     @property
     def ratio(self) -> float:
@@ -543,6 +568,7 @@ def throughput(d: Daemon, client: str, pods: int, args: argparse.Namespace,
         footprint.threads_idle_nodes = int(status["Threads"])
     tracker = PodTracker(d.client(), pods)
     limit = limit_for(pods, args)
+    user0, sys0, switches0 = cpu_split(d.pid)
     try:
         print(f"[{what}] creating {pods:,} pods, {args.threads} threads", flush=True)
         proc = run_script(CREATOR, create_args(d, client, pods, args.threads,
@@ -556,15 +582,20 @@ def throughput(d: Daemon, client: str, pods: int, args: argparse.Namespace,
                    limit, d, tracker.progress, tracker.check)
     finally:
         tracker.stop()
+    user1, sys1, switches1 = cpu_split(d.pid)
     first = float(created["first"])
     t_bound = max(tracker.bound.values()) - first
     t_running = max(tracker.running.values()) - first
     result = Throughput(client, pods, pods / (float(created["last"]) - first),
                         pods / t_bound, t_bound, t_running,
-                        1000 * float(created["cpu"]) / pods, tracker.relists)
+                        1000 * float(created["cpu"]) / pods, tracker.relists,
+                        1000 * (user1 - user0) / pods, 1000 * (sys1 - sys0) / pods,
+                        (switches1 - switches0) / pods)
     print(f"[{what}] {result.create_rate:,.0f} creates/s; {result.bound_rate:,.1f} pods/s "
           f"create->bound (all bound at {t_bound:.1f} s); all Running at {t_running:.1f} s "
-          f"({result.ratio:.2f}x); {tracker.events:,} watch events", flush=True)
+          f"({result.ratio:.2f}x); {tracker.events:,} watch events; daemon per pod: "
+          f"{result.daemon_user_ms:.2f} ms user, {result.daemon_sys_ms:.2f} ms system, "
+          f"{result.daemon_switches:.0f} context switches", flush=True)
     if footprint is not None:
         status = proc_status(d.pid)
         footprint.rss_running = status["VmRSS"]
@@ -736,11 +767,14 @@ def report(sizes: list[SizeResult], lat: dict[int, list[float]],
                          f"{r.bound_rate:,.1f}", f"{r.t_bound:,.1f}", f"{r.t_running:,.1f}",
                          f"{r.ratio:.2f}", f"{s.ceiling:,.1f}",
                          f"{r.bound_rate / s.ceiling:.2f}" if s.ceiling else "",
-                         f"{r.client_cpu_ms:.2f}"])
+                         f"{r.client_cpu_ms:.2f}",
+                         f"{r.daemon_user_ms:.2f} / {r.daemon_sys_ms:.2f}",
+                         f"{r.daemon_switches:.0f}"])
     throughput_table = table(
         ["nodes", "pods", "client", "creates/s", "create->bound pods/s", "all bound s",
          "all Running s", "Running / bound", "bind-only ceiling pods/s",
-         "create->bound / ceiling", "client CPU ms/pod"], rows)
+         "create->bound / ceiling", "client CPU ms/pod", "daemon CPU ms/pod user / system",
+         "daemon context switches/pod"], rows)
     foot_table = table(
         ["nodes", "pods", "start-up s", "RSS, nodes only MB", "threads, nodes only",
          "RSS, all Running MB", "threads, all Running", "peak RSS MB",

@@ -114,14 +114,27 @@ class BucketRateLimiter:
         self._tokens = float(burst)
         self._last = clock()
 
+    def _refill(self) -> None:
+        now = self._clock()
+        elapsed = max(0.0, now - self._last)
+        self._tokens = min(float(self.burst), self._tokens + elapsed * self.qps)
+        self._last = now
+
     def when(self, key: Hashable) -> float:
         with self._lock:
-            now = self._clock()
-            elapsed = max(0.0, now - self._last)
-            self._tokens = min(float(self.burst), self._tokens + elapsed * self.qps)
-            self._last = now
+            self._refill()
             self._tokens -= 1
             return 0.0 if self._tokens >= 0 else -self._tokens / self.qps
+
+    def allow(self) -> bool:
+        """Take a token if one is there now (``rate.Limiter.Allow``): never
+        goes into debt; False means try again later."""
+        with self._lock:
+            self._refill()
+            if self._tokens < 1:
+                return False
+            self._tokens -= 1
+            return True
 
     def forget(self, key: Hashable) -> None:
         return None

@@ -149,7 +149,8 @@ class Kubelet:
                  networking: PodNetworking | None = None,
                  token_source: TokenSource | None = None,
                  queue: PodQueue | None = None, resync_jitter: float = 0.0,
-                 volume_files: bool = True, usage_interval: float = 0.0) -> None:
+                 volume_files: bool = True,
+                 usage_budget: Callable[[], bool] | None = None) -> None:
         """``token_source`` issues the service-account tokens of projected
         volumes (None: a pod asking for one fails its mount, with that said).
         ``queue``: where pod keys go; a pool of hollow kubelets passes its
@@ -158,8 +159,8 @@ class Kubelet:
         (Kubernetes' ``workerResyncIntervalJitterFactor``, 0.5), so pods
         created together do not all resync together. ``volume_files``: write the
         API-data volumes to disk (off for hollow nodes, whose containers read
-        nothing: see :mod:`.volumes`). ``usage_interval``: the least time between
-        two writes of the node's usage annotations (see :mod:`.node_status`)."""
+        nothing: see :mod:`.volumes`). ``usage_budget``: asked before each write of
+        the node's usage annotations, False defers it (see :mod:`.node_status`)."""
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -182,7 +183,7 @@ class Kubelet:
                                               state_dir=self.state_dir, clock=clock,
                                               kubelet_version=kubelet_version,
                                               readings=readings,
-                                              usage_interval=usage_interval)
+                                              usage_budget=usage_budget)
         self.lease = NodeLease(client, node.name, clock=clock)
         self.cgroup = NodeCgroup(node.name, cpu_millis=node.cpu_millis,
                                  memory_bytes=node.memory_bytes, root=cgroup_root,

@@ -24,10 +24,12 @@
   ``report_interval`` has passed since they were last written: a busy
   node's figures jitter every heartbeat, and thousands of hollow nodes
   writing that jitter would be most of an idle daemon's work. Never more
-  often than every ``usage_interval`` seconds (0 for Podman nodes; hollow
-  nodes, whose figures are made up, share a budget of writes a second, up to
-  once a minute each at 600 nodes and more: a Node patch per heartbeat of
-  every node while pods start was a sixth of the daemon's work). Nothing else a real Node
+  often than ``usage_budget`` allows (none for Podman nodes; hollow nodes,
+  whose figures are made up, share one budget of writes a second for the
+  whole daemon: a Node patch per heartbeat of every node while pods start
+  was a sixth of the daemon's work, and 5,000 nodes' usage falling due
+  together starved their lease renewals). A write the budget refuses is
+  tried again at a later heartbeat. Nothing else a real Node
   would not carry is added. A runtime without stats leaves them alone.
 * **Reported on change**, as the kubelet's ``nodeStatusReportFrequency``:
   a heartbeat writes the status only when it differs from the stored one
@@ -74,7 +76,7 @@ class NodeStatusReporter:
                  kubelet_version: str,
                  readings: Callable[[Path], HostReadings] = HostReadings.read,
                  report_interval: float = STATUS_REPORT_INTERVAL,
-                 usage_interval: float = 0.0) -> None:
+                 usage_budget: Callable[[], bool] | None = None) -> None:
         self.client = client
         # Heartbeats only read the Node to compare: an in-process client may hand
         # out the store's shared copy (not decoded again every 10 s per node), as
@@ -90,7 +92,7 @@ class NodeStatusReporter:
         self._readings = readings
         self.registered = False
         self.report_interval = report_interval
-        self.usage_interval = usage_interval
+        self.usage_budget = usage_budget
         self._reported = float("-inf")  # when the status was last written (our clock)
         self._usage_written = float("-inf")  # when the usage annotations were
         self._usage_lock = threading.Lock()
@@ -207,8 +209,6 @@ class NodeStatusReporter:
         return round(millis), memory
 
     def _post_usage(self, node: Object) -> Object:
-        if self.clock() - self._usage_written < self.usage_interval:
-            return node  # written lately (the CPU samples wait for the next look)
         usage = self.usage()
         if usage is None:
             return node
@@ -220,6 +220,8 @@ class NodeStatusReporter:
         if not due and not _moved(have.get(ANNOTATION_CPU_USAGE), usage[0], 5) and \
                 not _moved(have.get(ANNOTATION_MEMORY_USAGE), usage[1], 1 << 20):
             return node
+        if self.usage_budget is not None and not self.usage_budget():
+            return node  # over the daemon's budget: a later heartbeat writes it
         try:
             patched = self.client.patch("nodes", None, self.node.name, "merge",
                                         {"metadata": {"annotations": wanted}})

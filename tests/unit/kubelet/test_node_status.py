@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from minikube_py.kubelet.node_status import ANNOTATION_CPU_USAGE, ANNOTATION_MEMORY_USAGE
@@ -71,17 +72,36 @@ def test_images_are_listed_largest_first(client, kubelet, runtime):
         assert by_name[img.names[0]] == img.size_bytes
 
 
-def test_usage_is_written_at_most_every_usage_interval(client, make_kubelet, clock):
-    make_kubelet(usage_interval=60.0)
+def test_usage_waits_for_the_budget(client, make_kubelet):
+    allowed = threading.Event()
+    asked: list[bool] = []
+
+    def budget() -> bool:
+        asked.append(allowed.is_set())
+        return allowed.is_set()
+
+    make_kubelet(usage_budget=budget)
+    # Born with its usage (registration is not a heartbeat's write).
     assert wait_for(lambda: usage(client), "annotations at registration") == (0, 0)
     create_pod(client, "a", containers=busy("c", 200, 30 * MI))
     pod_in_phase(client, "a", "Running")
-    # Heartbeats go on (every 0.2 s; two whole ones after the pod runs), the usage waits.
-    for _ in range(2):
-        lease = client.get("leases", "kube-node-lease", "node-1")["spec"]["renewTime"]
-        wait_for(lambda lease=lease: client.get("leases", "kube-node-lease", "node-1")
-                 ["spec"]["renewTime"] != lease, "a lease renewal after the pod runs")
+    # Heartbeats ask (every 0.2 s) and are refused: the usage stays as it was.
+    wait_for(lambda: len(asked) >= 3, "three refused writes")
     assert usage(client) == (0, 0)
-    clock.advance(61.0)
+    allowed.set()
     got = wait_for(lambda: (u := usage(client)) and u[1] == 30 * MI and u, "usage of a")
     assert got[1] == 30 * MI
+    assert asked[-1] is True
+
+
+def test_the_bucket_allows_its_burst_then_its_rate():
+    from minikube_py.client.workqueue import BucketRateLimiter
+    now = [0.0]
+    bucket = BucketRateLimiter(qps=10, burst=3, clock=lambda: now[0])
+    assert [bucket.allow() for _ in range(4)] == [True, True, True, False]
+    now[0] += 0.05  # half a token
+    assert not bucket.allow()
+    now[0] += 0.05
+    assert bucket.allow() and not bucket.allow()
+    now[0] += 100  # never more than the burst
+    assert [bucket.allow() for _ in range(4)] == [True, True, True, False]

@@ -171,17 +171,14 @@ def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
         assert len(kubelets) == 12
         assert {k.resync_interval for k in kubelets} == {30.0 * HOLLOW_RESYNC_FACTOR}
         assert {k.resync_jitter for k in kubelets} == {0.5}
-        # Usage annotations within the daemon's budget of writes a second.
-        assert {k.node_status.usage_interval for k in kubelets} == {12 / HOLLOW_USAGE_WRITES}
+        # Usage annotations within one budget of writes a second for the daemon.
+        budgets = {k.node_status.usage_budget for k in kubelets}
+        assert len(budgets) == 1 and None not in budgets
+        [budget] = budgets
+        assert budget.__self__.qps == HOLLOW_USAGE_WRITES  # type: ignore[union-attr]
         assert {k.syncer.volumes.files for k in kubelets if k.syncer.volumes} == {False}
         client = LocalClient(cp.registry)
         assert len(client.list("leases", namespace="kube-node-lease").items) == 12
-
-
-@pytest.mark.parametrize(("nodes", "interval"), [(3, 0.3), (500, 50.0), (5000, 60.0)])
-def test_hollow_usage_interval_shares_a_budget_of_writes(nodes: int, interval: float):
-    from minikube_py.controlplane import hollow_usage_interval
-    assert hollow_usage_interval(nodes) == pytest.approx(interval)
 
 
 @pytest.mark.parametrize("tick", [0.25, 0.0])
