@@ -98,3 +98,11 @@ class Client(Protocol):
         subresource the transport cannot serve raises
         :class:`~minikube_py.api.errors.MethodNotAllowed`."""
         ...
+
+
+def for_caches(client: Client) -> Client:
+    """``client`` for read-only callers: an in-process client that can hand out
+    the store's shared decoded objects does (its ``for_caches()``); any other
+    client is returned as it is. What it returns must never be changed."""
+    make = getattr(client, "for_caches", None)
+    return make() if callable(make) else client

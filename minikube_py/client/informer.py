@@ -27,7 +27,7 @@ from typing import Any
 
 from ..api.access import key_of as key_of  # where every loop imports it from
 from ..api.errors import Expired, StatusError
-from .base import Client, Object
+from .base import Client, Object, for_caches
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,7 @@ class Informer:
                  resync_period: float = 0.0, name: str = "") -> None:
         # A cache never changes its objects, so an in-process client may hand it
         # the store's shared copies (one per process, not one per informer).
-        for_caches = getattr(client, "for_caches", None)
-        self._client: Client = for_caches() if callable(for_caches) else client
+        self._client: Client = for_caches(client)
         self.resource = resource
         self._namespace = namespace
         self._label_selector = label_selector

@@ -27,7 +27,7 @@ from typing import Any
 from ..api.errors import AlreadyExists, Conflict, NotFound
 from ..api.names import NAMESPACE_NODE_LEASE as NODE_LEASE_NAMESPACE
 from ..api.timefmt import format_micro_time
-from ..client.base import Client, Object
+from ..client.base import Client, Object, for_caches
 
 __all__ = ["DEFAULT_LEASE_DURATION", "NODE_LEASE_NAMESPACE", "NodeLease", "micro_time"]
 
@@ -49,8 +49,7 @@ class NodeLease:
         # The lease is only read to build the next renewal from: an in-process
         # client may hand out the store's shared copy (one decode per renewal
         # for every reader instead of one more for us).
-        for_caches = getattr(client, "for_caches", None)
-        self.client: Client = for_caches() if callable(for_caches) else client
+        self.client: Client = for_caches(client)
         self.node = node
         self.clock = clock
         self.duration = duration

@@ -50,7 +50,7 @@ from typing import Any
 
 from ..api.errors import AlreadyExists, Conflict, NotFound
 from ..api.timefmt import format_time as rfc3339
-from ..client.base import Client, Object
+from ..client.base import Client, Object, for_caches
 from ..nodes import HostInfo, HostReadings, NodeSpec, node_conditions, node_object
 from ..runtime.base import CONTAINER_RUNNING, LABEL_NODE, ContainerRuntime, Image
 
@@ -81,8 +81,7 @@ class NodeStatusReporter:
         # Heartbeats only read the Node to compare: an in-process client may hand
         # out the store's shared copy (not decoded again every 10 s per node), as
         # the kubelet reads its Node from its informer's cache first.
-        for_caches = getattr(client, "for_caches", None)
-        self._reader: Client = for_caches() if callable(for_caches) else client
+        self._reader: Client = for_caches(client)
         self.node = node
         self.runtime = runtime
         self.host = host

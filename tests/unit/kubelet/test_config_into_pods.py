@@ -95,8 +95,10 @@ def test_a_missing_secret_for_env_from_then_created(client, kubelet, runtime):
     assert env["DB_password"] == "pw" and env["DB_user"] == "admin"
 
 
-def test_a_missing_volume_source_is_failed_mount_and_container_creating(
-        client, kubelet, runtime):
+def held_by_a_missing_configmap(client: Any, runtime: Any) -> tuple[dict[str, Any], str]:
+    """Create pod ``web`` mounting ConfigMap ``app-config`` (absent) and wait
+    until it is held: FailedMount, ContainerCreating, no sandbox. Returns the
+    pod and the event's message."""
     pod = create_pod(client, "web", containers=[{
         "name": "app", "image": IMAGE,
         "volumeMounts": [{"name": "cfg", "mountPath": "/etc/app"}]}],
@@ -107,6 +109,12 @@ def test_a_missing_volume_source_is_failed_mount_and_container_creating(
     wait_waiting(client, "web", "ContainerCreating")
     assert get_pod(client, "web")["status"]["phase"] == "Pending"
     assert runtime.list_sandboxes() == []  # nothing starts before its volumes
+    return pod, message
+
+
+def test_a_missing_volume_source_is_failed_mount_and_container_creating(
+        client, kubelet, runtime):
+    pod, message = held_by_a_missing_configmap(client, runtime)
 
     configmap(client, "app-config", {"app.conf": "x=1"})
     pod_in_phase(client, "web", "Running")
@@ -258,16 +266,8 @@ def test_a_deleted_configmap_keeps_the_mounted_files_and_the_pod_going(
 def test_hollow_volumes_are_built_and_failed_as_usual_but_never_written(
         client, make_kubelet, runtime):
     kubelet = make_kubelet(resync_interval=0.3, volume_files=False)
-    pod = create_pod(client, "web", containers=[{
-        "name": "app", "image": IMAGE,
-        "volumeMounts": [{"name": "cfg", "mountPath": "/etc/app"}]}],
-        volumes=[{"name": "cfg", "configMap": {"name": "app-config"}}])
     # The payload is still built from the API: a missing ConfigMap holds the pod.
-    message = 'MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found'
-    wait_for(lambda: message in event_messages(client, "web", "FailedMount"), "FailedMount",
-             TIMEOUT)
-    wait_waiting(client, "web", "ContainerCreating")
-    assert runtime.list_sandboxes() == []
+    pod, message = held_by_a_missing_configmap(client, runtime)
     configmap(client, "app-config", {"app.conf": "x=1"})
     pod_in_phase(client, "web", "Running")
     assert not (kubelet.state_dir / "pods" / pod["metadata"]["uid"]).exists()
