@@ -20,7 +20,9 @@ Contract shared by both:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -106,3 +108,13 @@ def for_caches(client: Client) -> Client:
     client is returned as it is. What it returns must never be changed."""
     make = getattr(client, "for_caches", None)
     return make() if callable(make) else client
+
+
+def write_batch(client: Client) -> AbstractContextManager[object]:
+    """A block in which ``client``'s writes from this thread may go through one
+    hold of the backend's write lock (an in-process client's ``write_batch()``);
+    any other client gets a block that changes nothing. Each write still
+    succeeds or fails on its own. Keep the block short and never wait in it
+    for another thread: other writers wait for its end."""
+    make = getattr(client, "write_batch", None)
+    return make() if callable(make) else contextlib.nullcontext()

@@ -5,6 +5,7 @@ beyond what isolation needs (objects are still fresh copies)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 from ..api import kinds
@@ -60,6 +61,11 @@ class LocalClient:
         """This client with shared reads, for informers and other read-only
         caches (see :mod:`minikube_py.store.watch`)."""
         return LocalClient(self.registry, field_manager=self.field_manager, shared_reads=True)
+
+    def write_batch(self) -> AbstractContextManager[None]:
+        """The store's write lock held for a block of this thread's writes
+        (:meth:`Store.exclusive`; see :func:`.base.write_batch`)."""
+        return self.store.exclusive()
 
     def get(self, resource: str, namespace: str | None, name: str) -> Object:
         return self.registry.get(resource, namespace, name, shared=self.shared_reads)

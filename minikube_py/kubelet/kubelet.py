@@ -295,12 +295,22 @@ class Kubelet:
             self.heartbeat()
 
     def heartbeat(self) -> None:
-        """One heartbeat: renew the node's Lease, and post the node status if it
-        changed or is due (registering first if that has not succeeded yet)."""
+        """One heartbeat: renew the node's Lease (:meth:`renew_lease`), then post
+        the node status if it changed or is due (:meth:`report_status`)."""
+        self.renew_lease()
+        self.report_status()
+
+    def renew_lease(self) -> None:
+        """Renew (or create) the node's Lease; a failure is logged, the next
+        heartbeat tries again."""
         try:
             self.lease.renew()
         except Exception:  # keep beating: the API may be back next time
             log.exception("node %s: renewing the node lease failed", self.node.name)
+
+    def report_status(self) -> None:
+        """Post the node status if it changed or is due (registering first if
+        that has not succeeded yet); a failure is logged."""
         try:
             if self.node_status.registered:
                 self.node_status.heartbeat()

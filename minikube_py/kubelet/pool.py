@@ -24,7 +24,11 @@ a fixed set of shared threads:
   node heartbeat (:meth:`Kubelet.heartbeat`) every ``heartbeat_interval``
   and the generic PLEG relist (:meth:`Kubelet.relist_runtime`) every
   ``relist_interval`` (a safety net only: the fake runtime never loses an
-  event, as Kubernetes' evented PLEG relists every 300 s).
+  event, as Kubernetes' evented PLEG relists every 300 s). The duties due
+  together run as one round, the node leases first (several renewed per hold
+  of the store's write lock, :func:`~..client.base.write_batch`), then the
+  status reports and relists: a saturated daemon delays status reports, not
+  the leases that keep its nodes Ready.
 
 The thread count is therefore ``workers + 2`` whatever the number of nodes
 (teardown and probe threads of the pods aside: those run only while a pod
@@ -49,7 +53,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from ..api.errors import Expired
-from ..client.base import Client, Object, WatchStream
+from ..client.base import Client, Object, WatchStream, write_batch
 from ..client.workqueue import WorkQueue
 from ..runtime.base import LABEL_NAME, LABEL_NAMESPACE, LABEL_NODE, RuntimeEvent
 from ..runtime.fake import FakeRuntime
@@ -64,6 +68,13 @@ log = logging.getLogger(__name__)
 BOUND_PODS = "spec.nodeName!="
 #: Pause before relisting after an API failure.
 _RELIST_BACKOFF = 1.0
+#: Node leases renewed in one hold of the store's write lock. While the daemon
+#: is saturated (thousands of pods being created), every acquisition of that
+#: contended lock costs the timer thread a turn of the interpreter lock, tens of
+#: milliseconds: one acquisition per lease let 5,000 nodes' leases go a minute
+#: stale and the node lifecycle controller mark hundreds NotReady. A batch of
+#: this many holds the lock for about 20 ms.
+LEASE_BATCH = 100
 
 
 class KubeletPool:
@@ -228,11 +239,11 @@ class KubeletPool:
                                   next(seq), "heartbeat", name))
             heapq.heappush(heap, (now + self.relist_interval * (1 + i / count),
                                   next(seq), "relist", name))
+        periods = {"heartbeat": self.heartbeat_interval, "relist": self.relist_interval}
         while not self._stop.is_set():
             if not heap:
                 return
-            due, _, duty, name = heap[0]
-            wait = due - time.monotonic()
+            wait = heap[0][0] - time.monotonic()
             if wait > 0:
                 # Sleep at least a tick: the duties due meanwhile then run in one
                 # round (a thread wake-up per heartbeat costs more than the
@@ -240,18 +251,36 @@ class KubeletPool:
                 with self._timer_wake:
                     self._timer_wake.wait(max(wait, self.timer_tick))
                 continue
-            heapq.heappop(heap)
-            kubelet = self.kubelets[name]
-            if kubelet.stopped:
-                continue  # stopped on its own (a node failure): it falls silent
-            if duty == "heartbeat":
-                kubelet.heartbeat()
-                period = self.heartbeat_interval
-            else:
-                try:
-                    kubelet.relist_runtime()
-                except Exception:  # the next relist tries again
-                    log.exception("node %s: runtime relist failed", name)
-                period = self.relist_interval
-            # From the due time, not from now: a slow round does not drift later.
-            heapq.heappush(heap, (max(due + period, time.monotonic()), next(seq), duty, name))
+            now = time.monotonic()
+            due: list[tuple[float, int, str, str]] = []
+            while heap and heap[0][0] <= now:
+                due.append(heapq.heappop(heap))
+            # A kubelet stopped on its own (a node failure) falls silent for good.
+            due = [d for d in due if not self.kubelets[d[3]].stopped]
+            self._round([self.kubelets[d[3]] for d in due if d[2] == "heartbeat"],
+                        [self.kubelets[d[3]] for d in due if d[2] == "relist"])
+            for at, _, duty, name in due:
+                # From the due time, not from now: a slow round does not drift later.
+                heapq.heappush(heap, (max(at + periods[duty], time.monotonic()),
+                                      next(seq), duty, name))
+
+    def _round(self, beats: list[Kubelet], relists: list[Kubelet]) -> None:
+        """Run one round of due duties: every node lease first, in batches (see
+        :data:`LEASE_BATCH`), then the status reports, then the relists."""
+        for i in range(0, len(beats), LEASE_BATCH):
+            if self._stop.is_set():
+                return
+            with write_batch(self.client):
+                for kubelet in beats[i:i + LEASE_BATCH]:
+                    kubelet.renew_lease()
+        for kubelet in beats:
+            if self._stop.is_set():
+                return
+            kubelet.report_status()
+        for kubelet in relists:
+            if self._stop.is_set():
+                return
+            try:
+                kubelet.relist_runtime()
+            except Exception:  # the next relist tries again
+                log.exception("node %s: runtime relist failed", kubelet.node.name)
