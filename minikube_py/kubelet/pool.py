@@ -25,10 +25,10 @@ a fixed set of shared threads:
   and the generic PLEG relist (:meth:`Kubelet.relist_runtime`) every
   ``relist_interval`` (a safety net only: the fake runtime never loses an
   event, as Kubernetes' evented PLEG relists every 300 s). The duties due
-  together run as one round, the node leases first (several renewed per hold
-  of the store's write lock, :func:`~..client.base.write_batch`), then the
-  status reports and relists: a saturated daemon delays status reports, not
-  the leases that keep its nodes Ready.
+  together run as one round: the node leases first, then the status reports
+  (each many nodes per hold of the store's write lock,
+  :func:`~..client.base.write_batch`), then the relists: a saturated daemon
+  delays status reports, not the leases that keep its nodes Ready.
 
 The thread count is therefore ``workers + 2`` whatever the number of nodes
 (teardown and probe threads of the pods aside: those run only while a pod
@@ -68,13 +68,15 @@ log = logging.getLogger(__name__)
 BOUND_PODS = "spec.nodeName!="
 #: Pause before relisting after an API failure.
 _RELIST_BACKOFF = 1.0
-#: Node leases renewed in one hold of the store's write lock. While the daemon
-#: is saturated (thousands of pods being created), every acquisition of that
-#: contended lock costs the timer thread a turn of the interpreter lock, tens of
-#: milliseconds: one acquisition per lease let 5,000 nodes' leases go a minute
-#: stale and the node lifecycle controller mark hundreds NotReady. A batch of
-#: this many holds the lock for about 20 ms.
-LEASE_BATCH = 100
+#: Heartbeat duties (lease renewals, then status reports) run per hold of the
+#: store's write lock. While the daemon is saturated (thousands of pods being
+#: created), every acquisition of that contended lock costs the timer thread a
+#: turn of the interpreter lock, tens of milliseconds: one acquisition per
+#: lease let 5,000 nodes' leases go a minute stale and the node lifecycle
+#: controller mark hundreds NotReady. A batch holds the lock for about 20 ms
+#: of leases, or a few ms of status reports (mostly reads; a write when the
+#: status or the usage changed).
+HEARTBEAT_BATCH = 100
 
 
 class KubeletPool:
@@ -265,18 +267,11 @@ class KubeletPool:
                                       next(seq), duty, name))
 
     def _round(self, beats: list[Kubelet], relists: list[Kubelet]) -> None:
-        """Run one round of due duties: every node lease first, in batches (see
-        :data:`LEASE_BATCH`), then the status reports, then the relists."""
-        for i in range(0, len(beats), LEASE_BATCH):
-            if self._stop.is_set():
-                return
-            with write_batch(self.client):
-                for kubelet in beats[i:i + LEASE_BATCH]:
-                    kubelet.renew_lease()
-        for kubelet in beats:
-            if self._stop.is_set():
-                return
-            kubelet.report_status()
+        """Run one round of due duties: every node lease first, then the status
+        reports, each in batches of :data:`HEARTBEAT_BATCH` nodes per hold of the
+        store's write lock, then the relists."""
+        self._in_batches(beats, lambda kubelet: kubelet.renew_lease())
+        self._in_batches(beats, lambda kubelet: kubelet.report_status())
         for kubelet in relists:
             if self._stop.is_set():
                 return
@@ -284,3 +279,11 @@ class KubeletPool:
                 kubelet.relist_runtime()
             except Exception:  # the next relist tries again
                 log.exception("node %s: runtime relist failed", kubelet.node.name)
+
+    def _in_batches(self, kubelets: list[Kubelet], duty: Callable[[Kubelet], None]) -> None:
+        for i in range(0, len(kubelets), HEARTBEAT_BATCH):
+            if self._stop.is_set():
+                return
+            with write_batch(self.client):
+                for kubelet in kubelets[i:i + HEARTBEAT_BATCH]:
+                    duty(kubelet)

@@ -181,55 +181,59 @@ def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
         assert len(client.list("leases", namespace="kube-node-lease").items) == 12
 
 
-def test_a_round_renews_every_due_lease_in_one_store_hold_before_any_status_report(
+def test_a_round_runs_every_due_lease_then_every_status_report_in_store_holds(
         client: LocalClient, tmp_path: Path) -> None:
     """Under load a thread waits a long time for each acquisition of the store's
-    contended write lock: the leases that keep nodes Ready must not each pay that,
-    nor wait behind status reports. Here every node falls due in one round."""
+    contended write lock: the heartbeats of hollow nodes must not each pay that,
+    and leases (which keep nodes Ready) must not wait behind status reports. Here
+    every node falls due in one round; a writer on another thread starting at the
+    first lease, and one at the first status report, get in only after the batch."""
     nodes = 30
     # A tick longer than the period: the first round finds every node due.
     pool = KubeletPool(client.for_caches(), workers=1, heartbeat_interval=0.5,
                        timer_tick=1.5, name="round")
     order: list[tuple[str, str]] = []
-    outsider: list[threading.Thread] = []
-    outsider_done = threading.Event()
-    held: list[bool] = []
+    outsiders: dict[str, tuple[threading.Thread, threading.Event]] = {}
+    held: dict[str, list[bool]] = {"lease": [], "status": []}
 
-    def write_from_another_thread() -> None:
-        client.create({"apiVersion": "v1", "kind": "ConfigMap",
-                       "metadata": {"name": "outsider", "namespace": "default"}})
-        outsider_done.set()
+    def watched(kind: str, name: str, real: Any) -> Any:
+        def call() -> None:
+            if kind not in outsiders:  # the first of its kind: another writer starts
+                done = threading.Event()
+
+                def write() -> None:
+                    client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                                   "metadata": {"name": f"outsider-{kind}",
+                                                "namespace": "default"}})
+                    done.set()
+                outsiders[kind] = (threading.Thread(target=write), done)
+                outsiders[kind][0].start()
+            real()
+            held[kind].append(not outsiders[kind][1].wait(0.02))  # it still waits
+            order.append((kind, name))
+        return call
 
     for i in range(nodes):
         kubelet = pooled(client, pool, f"r{i:02d}", tmp_path)
         name = kubelet.node.name
-        real_renew = kubelet.renew_lease
-
-        def renew(name: str = name, real_renew: Any = real_renew) -> None:
-            if not outsider:  # the round's first renewal: another writer starts now
-                outsider.append(threading.Thread(target=write_from_another_thread))
-                outsider[0].start()
-            real_renew()
-            held.append(not outsider_done.wait(0.02))  # it still waits for the store
-            order.append(("lease", name))
-
-        kubelet.renew_lease = renew  # type: ignore[method-assign]
-        kubelet.report_status = lambda name=name: order.append(("status", name))  # type: ignore[method-assign]
+        kubelet.renew_lease = watched("lease", name, kubelet.renew_lease)  # type: ignore[method-assign]
+        kubelet.report_status = watched("status", name, kubelet.report_status)  # type: ignore[method-assign]
         pool.add(kubelet)
     pool.start()
     try:
         wait_for(lambda: len(order) >= 2 * nodes, "the first round", timeout=15)
     finally:
         pool.stop()
-        for t in outsider:
-            t.join(5)
+        for thread, _ in outsiders.values():
+            thread.join(5)
     first = order[:2 * nodes]
     assert [kind for kind, _ in first] == ["lease"] * nodes + ["status"] * nodes
     assert {n for _, n in first[:nodes]} == {n for _, n in first[nodes:]}
-    assert all(held[:nodes]), "another writer got in between the batched renewals"
-    assert outsider_done.is_set()  # and got its turn right after the batch
-    leases = client.list("leases", namespace="kube-node-lease").items
-    assert len(leases) == nodes
+    for kind in ("lease", "status"):
+        assert all(held[kind][:nodes]), f"another writer got in between the {kind} batch"
+        assert outsiders[kind][1].is_set()  # and got its turn right after it
+    assert len(client.list("leases", namespace="kube-node-lease").items) == nodes
+    assert len(client.list("nodes").items) == nodes  # registered by the status reports
 
 
 @pytest.mark.parametrize("tick", [0.25, 0.0])
