@@ -18,7 +18,10 @@ SIGKILL only if it hangs) and removes its state directory. Sizes: 500 nodes /
   process records when each pod is first seen bound (``spec.nodeName``) and
   first seen Running. Figures: creates/s, pods/s from the first create to the
   last pod bound, the time until all pods Running, and all-Running time /
-  all-bound time (both from the first create).
+  all-bound time (both from the first create). A watch on the Nodes records
+  every node seen not Ready or tainted by the node lifecycle controller
+  meanwhile, and the stalest node lease is listed when all pods run: whether
+  the hollow kubelets' heartbeats kept up under the load (expected: none).
 * Footprint, on the official client's daemon, from ``/proc/PID``: RSS and
   thread count with N idle nodes and once all pods run, and idle CPU (utime +
   stime, % of one core) over ``--idle-seconds`` (20) after ``--settle`` (10)
@@ -55,6 +58,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
+import datetime
 import json
 import os
 import shutil
@@ -75,6 +79,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.results import machine, record, table
 from minikube_py.client.http import HTTPClient, HTTPWatch
 from minikube_py.client.kubeconfig import load
+from minikube_py.controllers.nodelifecycle import DEFAULT_GRACE_PERIOD
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE = "registry.k8s.io/pause:3.10"
@@ -96,6 +101,8 @@ TARGET_FOOTPRINT_SIZE = (5000, 100_000)
 TARGET_LATENCY_RATIO = 1.5
 LATENCY_NODES_FULL = [3, 50, 500, 5000]
 LATENCY_NODES_QUICK = [3, 50]
+#: The node lifecycle controller's grace period (s): a lease older marks the node.
+NODE_GRACE = DEFAULT_GRACE_PERIOD
 
 # Creates COUNT pods in another process, from THREADS threads, with the
 # official client or ours; prints {"created", "first", "last", "cpu", "errors"}
@@ -509,6 +516,68 @@ class PodTracker:
         self._thread.join(timeout=10)
 
 
+class NodeTracker:
+    """Watches the Nodes while pods are created: every node seen not Ready or
+    tainted by the node lifecycle controller (its lease went stale under the
+    load: the kubelet's heartbeats fell behind). Node objects change rarely
+    (status on change, usage annotations within a budget), so the watch costs
+    the daemon little. :meth:`lease_age_max` lists the leases once."""
+
+    TAINTS = ("node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready")
+
+    def __init__(self, client: HTTPClient) -> None:
+        self.client = client
+        self.not_ready: set[str] = set()
+        self.error: str | None = None
+        self._stop = threading.Event()
+        listed = client.list("nodes")
+        for obj in listed.items:
+            self._observe(obj)
+        self._watch: HTTPWatch = client.watch("nodes",
+                                              resource_version=listed.resource_version)
+        self._thread = threading.Thread(target=self._run, daemon=True, name="scale-bench-nodes")
+        self._thread.start()
+
+    def _observe(self, node: dict[str, Any]) -> None:
+        ready = [c for c in (node.get("status") or {}).get("conditions") or []
+                 if c.get("type") == "Ready"]
+        tainted = any(t.get("key") in self.TAINTS
+                      for t in (node.get("spec") or {}).get("taints") or [])
+        if tainted or not ready or ready[0].get("status") != "True":
+            self.not_ready.add(str((node.get("metadata") or {}).get("name")))
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                ev = self._watch.next(timeout=0.5)
+            except Exception as exc:  # the run is reported as failed (check)
+                self.error = f"the node watch broke: {type(exc).__name__}: {exc}"
+                return
+            if ev is None:
+                if self._watch.stopped:
+                    return
+                continue
+            if ev.type in ("ADDED", "MODIFIED"):
+                self._observe(ev.object)
+
+    def lease_age_max(self) -> float:
+        """Seconds since the stalest node lease was renewed (the daemon's clock is
+        this machine's)."""
+        now = datetime.datetime.now(datetime.UTC)
+        ages = [0.0]
+        for lease in self.client.list("leases", namespace="kube-node-lease").items:
+            renewed = (lease.get("spec") or {}).get("renewTime")
+            if renewed:
+                at = datetime.datetime.fromisoformat(str(renewed).replace("Z", "+00:00"))
+                ages.append((now - at).total_seconds())
+        return max(ages)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._watch.stop()
+        self._thread.join(timeout=10)
+
+
 # -- phases ------------------------------------------------------------------
 
 
@@ -527,6 +596,10 @@ class Throughput:
     daemon_user_ms: float = 0.0
     daemon_sys_ms: float = 0.0
     daemon_switches: float = 0.0
+    # Nodes seen not Ready or tainted from the first create to all Running, and
+    # the stalest node lease then (s): whether the heartbeats kept up.
+    nodes_not_ready: int = 0
+    lease_age_max: float = 0.0
 
     @property
     def ratio(self) -> float:
@@ -567,6 +640,7 @@ def throughput(d: Daemon, client: str, pods: int, args: argparse.Namespace,
         footprint.rss_idle_nodes = status["VmRSS"]
         footprint.threads_idle_nodes = int(status["Threads"])
     tracker = PodTracker(d.client(), pods)
+    nodes = NodeTracker(d.client())
     limit = limit_for(pods, args)
     user0, sys0, switches0 = cpu_split(d.pid)
     try:
@@ -582,7 +656,11 @@ def throughput(d: Daemon, client: str, pods: int, args: argparse.Namespace,
                    limit, d, tracker.progress, tracker.check)
     finally:
         tracker.stop()
+        nodes.stop()
+    if nodes.error:
+        raise BenchError(nodes.error)
     user1, sys1, switches1 = cpu_split(d.pid)
+    lease_age = nodes.lease_age_max()
     first = float(created["first"])
     t_bound = max(tracker.bound.values()) - first
     t_running = max(tracker.running.values()) - first
@@ -590,12 +668,13 @@ def throughput(d: Daemon, client: str, pods: int, args: argparse.Namespace,
                         pods / t_bound, t_bound, t_running,
                         1000 * float(created["cpu"]) / pods, tracker.relists,
                         1000 * (user1 - user0) / pods, 1000 * (sys1 - sys0) / pods,
-                        (switches1 - switches0) / pods)
+                        (switches1 - switches0) / pods, len(nodes.not_ready), lease_age)
     print(f"[{what}] {result.create_rate:,.0f} creates/s; {result.bound_rate:,.1f} pods/s "
           f"create->bound (all bound at {t_bound:.1f} s); all Running at {t_running:.1f} s "
           f"({result.ratio:.2f}x); {tracker.events:,} watch events; daemon per pod: "
           f"{result.daemon_user_ms:.2f} ms user, {result.daemon_sys_ms:.2f} ms system, "
-          f"{result.daemon_switches:.0f} context switches", flush=True)
+          f"{result.daemon_switches:.0f} context switches; {result.nodes_not_ready:,} nodes "
+          f"seen not Ready, stalest node lease {result.lease_age_max:.1f} s", flush=True)
     if footprint is not None:
         status = proc_status(d.pid)
         footprint.rss_running = status["VmRSS"]
@@ -735,6 +814,9 @@ def verdicts(sizes: list[SizeResult], lat: dict[int, list[float]]) -> list[str]:
                 out.append(f"{who}: create->bound {r.bound_rate:,.1f} pods/s (the targets, "
                            f">= 500 at 500 nodes and >= 300 at 5,000, are not set for "
                            f"{s.nodes:,} nodes)")
+            out.append(f"{who}: nodes seen not Ready while pods were created "
+                       f"{r.nodes_not_ready:,} (stalest lease {r.lease_age_max:.1f} s, "
+                       f"grace {NODE_GRACE:g} s), expected 0: {ok(r.nodes_not_ready == 0)}")
             out.append(f"{who}: all Running at {r.t_running:.1f} s = {r.ratio:.2f}x the "
                        f"all-bound time {r.t_bound:.1f} s, target <= "
                        f"{TARGET_RUNNING_RATIO:g}x: {ok(r.ratio <= TARGET_RUNNING_RATIO)}")
@@ -769,12 +851,13 @@ def report(sizes: list[SizeResult], lat: dict[int, list[float]],
                          f"{r.bound_rate / s.ceiling:.2f}" if s.ceiling else "",
                          f"{r.client_cpu_ms:.2f}",
                          f"{r.daemon_user_ms:.2f} / {r.daemon_sys_ms:.2f}",
-                         f"{r.daemon_switches:.0f}"])
+                         f"{r.daemon_switches:.0f}",
+                         f"{r.nodes_not_ready:,} / {r.lease_age_max:.1f}"])
     throughput_table = table(
         ["nodes", "pods", "client", "creates/s", "create->bound pods/s", "all bound s",
          "all Running s", "Running / bound", "bind-only ceiling pods/s",
          "create->bound / ceiling", "client CPU ms/pod", "daemon CPU ms/pod user / system",
-         "daemon context switches/pod"], rows)
+         "daemon context switches/pod", "nodes seen not Ready / stalest lease s"], rows)
     foot_table = table(
         ["nodes", "pods", "start-up s", "RSS, nodes only MB", "threads, nodes only",
          "RSS, all Running MB", "threads, all Running", "peak RSS MB",

@@ -236,10 +236,11 @@ class KubeletPool:
         heap: list[tuple[float, int, str, str]] = []
         count = max(1, len(self.kubelets))
         for i, name in enumerate(self.kubelets):
-            # Spread each duty over its period: node i fires at i/count of it.
-            heapq.heappush(heap, (now + self.heartbeat_interval * (1 + i / count),
+            # Spread each duty over its first period: node i fires at (i+1)/count
+            # of it, so no lease renewed at registration ages past a period.
+            heapq.heappush(heap, (now + self.heartbeat_interval * (i + 1) / count,
                                   next(seq), "heartbeat", name))
-            heapq.heappush(heap, (now + self.relist_interval * (1 + i / count),
+            heapq.heappush(heap, (now + self.relist_interval * (i + 1) / count,
                                   next(seq), "relist", name))
         periods = {"heartbeat": self.heartbeat_interval, "relist": self.relist_interval}
         while not self._stop.is_set():
