@@ -47,6 +47,7 @@ class Chain:
                  service_accounts: bool = False,
                  mount_service_account_token: bool = True) -> None:
         self.storage = storage
+        self._default_class = priority.DefaultClass()
         self.security = security
         self.toleration_seconds = toleration_seconds
         self.services = ServiceAllocation(storage, service_network)
@@ -80,7 +81,7 @@ class Chain:
         if info.plural == _PODS:
             if self.service_accounts is not None:  # before Priority, as in Kubernetes
                 self.service_accounts.admit_create(obj, name)
-            priority.admit_pod(self.storage, obj, name)
+            priority.admit_pod(self.storage, obj, name, self._default_class)
             tolerations.admit(obj, self.toleration_seconds)
 
     def mutate_update(self, info: KindInfo, new: Object, old: Object,

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..api import kinds
@@ -51,16 +51,39 @@ def default_class(storage: Storage) -> Object | None:
     return found
 
 
-def admit_pod(storage: Storage, pod: Object, name: str) -> None:
+class DefaultClass:
+    """:func:`default_class`, listed again only after a PriorityClass changed
+    (as the plugin reads them from an informer's lister, not from storage: every
+    pod create would otherwise list the classes under the store's lock). Safe
+    from any thread; what it returns is shared: read it, never change it."""
+
+    def __init__(self) -> None:
+        # (changes seen, result) in one attribute: replaced, never half-updated.
+        self._cached: tuple[int, Object | None] = (-1, None)
+
+    def __call__(self, storage: Storage) -> Object | None:
+        seen = storage.changes(CLASSES)
+        cached = self._cached
+        if cached[0] == seen:
+            return cached[1]
+        found = default_class(storage)
+        self._cached = (seen, found)
+        return found
+
+
+def admit_pod(storage: Storage, pod: Object, name: str,
+              find_default: Callable[[Storage], Object | None] = default_class) -> None:
     """The plugin's ``Admit`` for a pod being created (module docstring);
-    ``name`` names the pod in errors (its generateName before one is made)."""
+    ``name`` names the pod in errors (its generateName before one is made);
+    ``find_default`` finds the global-default class (:class:`DefaultClass`
+    caches it)."""
     spec = pod.get("spec")
     if not isinstance(spec, dict):
         return
     class_name = spec.get("priorityClassName") or ""
     policy: Any
     if not class_name:
-        default = default_class(storage)
+        default = find_default(storage)
         if default is None:
             priority, policy = DEFAULT_PRIORITY, "PreemptLowerPriority"
         else:

@@ -20,6 +20,11 @@ class Storage(Protocol):
     def list(self, resource: str, *, namespace: str | None = None,
              limit: int | None = None) -> Any: ...
 
+    def changes(self, resource: str) -> int:
+        """A number that grows with every write of ``resource`` (a cache
+        computed from a list stays valid while it is unchanged)."""
+        ...
+
     def guaranteed_update(self, resource: str, namespace: str | None, name: str,
                           mutate: Callable[[Object], Object | None]) -> Object: ...
 

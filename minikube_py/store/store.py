@@ -382,6 +382,13 @@ class Store:
         """The newest resourceVersion committed."""
         return self._rv
 
+    def changes(self, resource: str) -> int:
+        """How many changes of ``resource`` this store has seen since it opened:
+        read without a lock, it grows once a write's object is in place, so a
+        value computed from a read that began after it matches that state or a
+        newer one."""
+        return self._table(resource).history.head
+
     def count(self, resource: str) -> int:
         return len(self._table(resource).entries)
 

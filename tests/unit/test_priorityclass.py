@@ -414,6 +414,45 @@ def test_lowest_global_default_wins_when_several_exist(registry: Registry, store
     assert registry.create(pod())["spec"]["priorityClassName"] == "b"
 
 
+def test_the_default_class_is_listed_again_only_after_a_class_changed(
+        registry: Registry, store: Store, monkeypatch: pytest.MonkeyPatch):
+    """Pod creates read the global default from a cache (as the plugin reads a
+    lister), which follows every change of the PriorityClasses at once."""
+    lists: list[str] = []
+    real_list = store.list
+
+    def counting_list(resource: str, **kw: Any) -> Any:
+        lists.append(resource)
+        return real_list(resource, **kw)
+
+    monkeypatch.setattr(store, "list", counting_list)
+
+    def admitted(name: str) -> tuple[Any, ...]:
+        before = len(lists)
+        spec = registry.create(pod(name))["spec"]
+        listed.append(lists[before:].count("priorityclasses"))
+        return spec.get("priorityClassName"), spec["priority"]
+
+    listed: list[int] = []  # the classes listed by each pod create
+
+    assert admitted("p1") == (None, 0)
+    assert admitted("p2") == (None, 0)
+    assert admitted("p3") == (None, 0)
+    assert listed == [1, 0, 0]  # listed once for three pods
+    registry.create(pc("batch", value=-5, globalDefault=True))
+    assert admitted("p4") == ("batch", -5)
+    registry.update(pc("batch", value=-5, globalDefault=False))
+    assert admitted("p5") == (None, 0)
+    raced = apply_defaults(pc("direct", value=7, globalDefault=True))
+    raced["metadata"].update(uid="u", creationTimestamp="2027-01-15T08:00:00Z")
+    store.create("priorityclasses", raced)  # a write below the registry counts too
+    assert admitted("p6") == ("direct", 7)
+    registry.delete("priorityclasses", None, "direct")
+    assert admitted("p7") == (None, 0)
+    assert admitted("p8") == (None, 0)
+    assert listed == [1, 0, 0, 1, 1, 1, 1, 0]  # after each change, never again
+
+
 # --------------------------------------------------------- pod priority admission
 
 
