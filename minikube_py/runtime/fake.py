@@ -160,6 +160,21 @@ class _Container:
     status: ContainerStatus
     config: ContainerConfig
     logs: list[tuple[float, bytes]] = field(default_factory=list)
+    #: (cpu millicores, memory bytes) :meth:`FakeRuntime.stats` reports, worked
+    #: out once from the config: stats run at every heartbeat of every node.
+    usage: tuple[float, int] | None = None
+
+    def fake_usage(self) -> tuple[float, int]:
+        if self.usage is None:
+            cfg = self.config
+            base = cfg.cpu_millis_request or cfg.cpu_millis_limit or 100
+            millis = _env_number(cfg, FAKE_CPU_MILLIS, max(1.0, base * 0.05))
+            digest = hashlib.sha256(self.status.id.encode()).digest()
+            memory = int(_env_number(cfg, FAKE_MEMORY_BYTES, (4 + digest[0] % 33) * _MIB))
+            if cfg.memory_limit_bytes and _env(cfg, FAKE_MEMORY_BYTES) is None:
+                memory = min(memory, int(cfg.memory_limit_bytes * 0.9))
+            self.usage = (millis, memory)
+        return self.usage
 
 
 class _EventStream:
@@ -582,15 +597,8 @@ class FakeRuntime:
             for c in self._containers.values():
                 if c.status.state != CONTAINER_RUNNING:
                     continue
-                cfg = c.config
-                base = cfg.cpu_millis_request or cfg.cpu_millis_limit or 100
-                millis = _env_number(cfg, FAKE_CPU_MILLIS, max(1.0, base * 0.05))
+                millis, memory = c.fake_usage()
                 ran = max(0.0, now - (c.status.started_at or now))
-                digest = hashlib.sha256(c.status.id.encode()).digest()
-                memory = int(_env_number(cfg, FAKE_MEMORY_BYTES,
-                                         (4 + digest[0] % 33) * _MIB))
-                if cfg.memory_limit_bytes and _env(cfg, FAKE_MEMORY_BYTES) is None:
-                    memory = min(memory, int(cfg.memory_limit_bytes * 0.9))
                 out.append(ContainerStats(container_id=c.status.id,
                                           cpu_nanos=int(millis * 1e6 * ran),
                                           memory_bytes=memory, at=now))

@@ -79,9 +79,10 @@ def chaos_seed() -> int:
 
 
 def settle(problems: Callable[[], list[str]], what: str, timeout: float,
-           interval: float = 0.5) -> float:
+           interval: float = 0.5, detail: Callable[[], list[str]] | None = None) -> float:
     """Wait until ``problems()`` is empty; returns the seconds it took. On timeout
-    the AssertionError lists the last problems seen (what did not agree)."""
+    the AssertionError lists the last problems seen (what did not agree), or
+    those ``detail()`` finds when given (a fuller check than the one polled)."""
     started = time.monotonic()
     deadline = started + timeout
     while True:
@@ -89,6 +90,8 @@ def settle(problems: Callable[[], list[str]], what: str, timeout: float,
         if not found:
             return time.monotonic() - started
         if time.monotonic() > deadline:
+            if detail is not None:
+                found = detail() or found
             shown = "\n  ".join(found[:20])
             more = f"\n  ... and {len(found) - 20} more" if len(found) > 20 else ""
             raise AssertionError(f"{what}: still not true after {timeout:g} s:\n  "
@@ -292,7 +295,8 @@ def get_json(cluster: PodmanCluster, *args: str) -> Any:
     return json.loads(cluster.d.kubectl("get", *args, "-o", "json").stdout)
 
 
-def agreement(cluster: PodmanCluster, name: str, *, restarts: bool = False) -> list[str]:
+def agreement(cluster: PodmanCluster, name: str, *, restarts: bool = False,
+              full: bool = False) -> list[str]:
     """Everything on which the store and Podman disagree with Deployment ``name``'s
     desired state (empty: they agree exactly). Only the Deployment's pods are
     expected in its namespace (``default``).
@@ -304,6 +308,11 @@ def agreement(cluster: PodmanCluster, name: str, *, restarts: bool = False) -> l
     (with ``restarts``: exactly one *running*, plus at most restartCount exited
     predecessors), and it is the one the pod's status names; no sandbox or
     container whose pod-uid is not a pod in the store.
+
+    Podman is asked only once the store agrees (or with ``full``): every poll
+    of it runs two ``podman`` commands, and polling them while the daemon is
+    still converging slows the convergence on a 2-core host. Empty is returned
+    only when both sides agree.
     """
     dep = get_json(cluster, "deployment", name)
     desired = int(dep["spec"]["replicas"])
@@ -338,6 +347,8 @@ def agreement(cluster: PodmanCluster, name: str, *, restarts: bool = False) -> l
         if pod_rev(rs["spec"]["template"]) != rev and int(rs["spec"].get("replicas") or 0):
             problems.append(f"old ReplicaSet {rs['metadata']['name']} still wants "
                             f"{rs['spec']['replicas']} pods")
+    if problems and not full:
+        return problems
     return problems + podman_agreement(cluster, live, restarts=restarts)
 
 

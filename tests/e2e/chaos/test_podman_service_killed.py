@@ -91,7 +91,8 @@ def test_podman_service_killed_kubelets_reconnect_and_pods_keep_or_regain_state(
              "the restart to be logged", 30, interval=POLL)
 
     took = settle(lambda: agreement(cluster, NAME, restarts=True),
-                  "the cluster recovers after the Podman service restarted", 180)
+                  "the cluster recovers after the Podman service restarted", 180,
+                  detail=lambda: agreement(cluster, NAME, restarts=True, full=True))
     pods = {p["metadata"]["name"]: p for p in get_json(cluster, "pods")["items"]}
     after = _app_ids(cluster)
     for name in kept:  # untouched pods kept their containers: no restart, same ids

@@ -199,7 +199,8 @@ def test_sigkill_during_apply_scale_roll_then_exact_agreement(trial: int,
         chain.cluster.start()
         took = settle(lambda: agreement(chain.cluster, NAME),
                       f"after SIGKILL {outcome.delay:.2f} s into {operation} "
-                      f"(acknowledged: {outcome.acknowledged})", CONVERGE_TIMEOUT)
+                      f"(acknowledged: {outcome.acknowledged})", CONVERGE_TIMEOUT,
+                      detail=lambda: agreement(chain.cluster, NAME, full=True))
         dep = get_json(chain.cluster, "deployment", NAME)
         now = (int(dep["spec"]["replicas"]), pod_rev(dep["spec"]["template"]))
         asked = (outcome.replicas, outcome.rev)
