@@ -406,9 +406,7 @@ def cpu_split(pid: int) -> tuple[float, float, int]:
 
     The switches count how often its threads handed the CPU (and Python's GIL)
     over: a cost that user time alone does not show."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2:].split()
-    tick = os.sysconf("SC_CLK_TCK")
+    user, system = _times(pid)
     switches = 0
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
@@ -418,14 +416,19 @@ def cpu_split(pid: int) -> tuple[float, float, int]:
         for line in text.splitlines():
             if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
                 switches += int(line.split()[1])
-    return int(fields[11]) / tick, int(fields[12]) / tick, switches
+    return user, system, switches
+
+
+def _times(pid: int) -> tuple[float, float]:
+    """(utime, stime) of a process so far, in seconds, from /proc/PID/stat."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return int(fields[11]) / TICKS, int(fields[12]) / TICKS
 
 
 def cpu_seconds(pid: int) -> float:
     """utime + stime of a process, in seconds."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    return sum(_times(pid))
 
 
 # -- the watch ---------------------------------------------------------------
