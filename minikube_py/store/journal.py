@@ -123,6 +123,11 @@ class Journal:
         self._offset += len(line)
         self.records += 1
 
+    @property
+    def size(self) -> int:
+        """The segment's length in bytes (every record written to it)."""
+        return self._offset
+
     def _rollback(self) -> None:
         # Cut any partial record so the next append starts on a clean line.
         try:

@@ -6,8 +6,9 @@ snapshot is complete up to. Users can open it with ``tinydb.TinyDB(path)``.
 
 Writing goes around TinyDB on purpose: the objects are already held as JSON
 text, so the file is assembled by string joining (about a millisecond for
-10,000 objects) instead of re-encoding every document inside one long
-``json.dumps`` call that would hold the GIL and stall every other loop. The
+10,000 objects) and written in pieces of about a megabyte, instead of
+re-encoding every document inside one long ``json.dumps`` call that would
+hold the GIL and stall every other loop. The
 output is exactly TinyDB's format (``{"table": {"<doc_id>": {...}}}``), and the
 tests read it back through TinyDB.
 
@@ -19,7 +20,7 @@ old or the new file, never a mix.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,21 +36,35 @@ class SnapshotError(Exception):
     """The state file exists but cannot be read as a minikube-py TinyDB file."""
 
 
-def write_snapshot(path: Path, rv: int, tables: Mapping[str, Iterable[str]]) -> None:
-    """Atomically write ``tables`` (resource -> raw JSON objects) at ``rv``."""
+def write_snapshot(path: Path, rv: int, tables: Mapping[str, Iterable[str]]) -> int:
+    """Atomically write ``tables`` (resource -> raw JSON objects) at ``rv``;
+    returns the file's size in bytes."""
+    return write_atomically(path, _chunks(rv, tables))
+
+
+#: Text gathered before it is encoded and written: the file goes out in pieces
+#: of about this size, so a state of a gigabyte never sits in memory twice more
+#: (joined text, then its bytes) while it is written.
+CHUNK_CHARS = 1 << 20
+
+
+def _chunks(rv: int, tables: Mapping[str, Iterable[str]]) -> Iterator[bytes]:
     parts: list[str] = ["{", json.dumps(META_TABLE), ':{"1":',
                         json.dumps({"resourceVersion": rv, "format": FORMAT_VERSION}), "}"]
+    pending = 0
     for name, raws in tables.items():
         parts.append(f",{json.dumps(name)}:{{")
         first = True
         for doc_id, raw in enumerate(raws, start=1):
             parts.append(f'"{doc_id}":{raw}' if first else f',"{doc_id}":{raw}')
             first = False
+            pending += len(raw)
+            if pending >= CHUNK_CHARS:
+                yield "".join(parts).encode()
+                parts, pending = [], 0
         parts.append("}")
     parts.append("}")
-    data = "".join(parts).encode()
-
-    write_atomically(path, data)
+    yield "".join(parts).encode()
 
 
 def read_snapshot(path: Path) -> tuple[int, dict[str, list[dict[str, Any]]]]:

@@ -80,6 +80,10 @@ from .watch import ADDED, DELETED, MODIFIED, Entry, History, Watch, WatchEvent
 log = logging.getLogger(__name__)
 
 STATE_FILE = "state.json"
+#: The journal is folded into the state file once it is this fraction of the
+#: file's size (see Store.compaction_due): Redis rewrites its append-only file
+#: at 100 % growth; a quarter keeps restarts quick and costs a quarter as much.
+COMPACT_RATIO = 0.25
 #: Entries a paged list takes under the write lock at a time.
 _LIST_CHUNK = 2000
 Object = dict[str, Any]
@@ -149,18 +153,28 @@ class Store:
         history_size: int = 10_000,
         compact_records: int = 100_000,
         compact_interval: float = 60.0,
+        compact_ratio: float = COMPACT_RATIO,
         clock: Clock = time.time,
         encrypted: Collection[str] = DEFAULT_ENCRYPTED,
     ) -> None:
         """``encrypted`` names the resources kept encrypted on disk; names this
         version does not serve are ignored (so the default is harmless without
-        them). The key file is created when the first served one is named."""
+        them). The key file is created when the first served one is named.
+
+        The journal is folded into the state file in the background: looked at
+        every ``compact_interval`` seconds and at once when its records reach
+        the due count (see :meth:`compaction_due` for ``compact_records`` and
+        ``compact_ratio``), and always when the store closes."""
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.state_path = self.directory / STATE_FILE
         self._clock = clock
         self._compact_records = compact_records
         self._compact_interval = compact_interval
+        self._compact_ratio = compact_ratio
+        # What the last state file held (see compaction_due); set by compact().
+        self._state_bytes = 0
+        self._due_records = compact_records
         self._lock = threading.RLock()
         self._compact_lock = threading.Lock()
         self._closed = False
@@ -174,6 +188,10 @@ class Store:
             self._rv = 0
             self._disk_form_stale = False  # objects on disk not in their configured form
             replayed = self._load()
+            if self.state_path.exists():
+                self._state_bytes = self.state_path.stat().st_size
+            self._due_records = max(compact_records,
+                                    sum(len(t.entries) for t in self._tables.values()))
             if any(t.encrypted for t in self._tables.values()):
                 self._cipher.ensure_key()  # after loading: a lost key must not be replaced
             last_seq = max((seq for seq, _ in list_segments(self.directory)), default=0)
@@ -372,8 +390,24 @@ class Store:
             yield
 
     def _after_write(self) -> None:
-        if self._journal.records >= self._compact_records:
+        if self._journal.records >= self._due_records:
             self._wake_compactor.set()
+
+    def compaction_due(self) -> bool:
+        """Whether the journal should be folded into the state file now.
+
+        Folding costs as much as the whole state (every object is written
+        again), so it waits until the journal is worth it: at least
+        ``compact_ratio`` of the state file's size, or as many records as the
+        state held objects (and at least ``compact_records``). A small state
+        is still folded every ``compact_interval``; a large one (100,000 pods
+        and their events, a gigabyte) no longer every minute for a few hundred
+        kilobytes of lease renewals. Replaying the journal at the next start
+        then costs at most about what loading the state file does.
+        """
+        journal = self._journal
+        return journal.records >= self._due_records or (
+            journal.records > 0 and journal.size >= self._compact_ratio * self._state_bytes)
 
     # ------------------------------------------------------------------ reads
 
@@ -732,10 +766,12 @@ class Store:
             for name, entries in to_seal.items():
                 tables[name] = [self._sealed(e) for e in entries]
             try:
-                write_snapshot(self.state_path, rv, tables)
+                size = write_snapshot(self.state_path, rv, tables)
             except OSError as exc:
                 log.error("compaction failed, keeping the journal: %s", exc)
                 return
+            self._state_bytes = size
+            self._due_records = max(self._compact_records, sum(map(len, tables.values())))
             self._disk_form_stale = False
             for seq, path in segments_before:
                 if seq <= old.seq:
@@ -748,7 +784,7 @@ class Store:
             if self._is_closed():
                 return
             try:
-                if self._journal.records:
+                if self.compaction_due():
                     self.compact()
             except Exception:  # a compaction bug must not kill the store
                 log.exception("background compaction failed")
