@@ -221,6 +221,9 @@ HOLLOW_RESYNC_FACTOR = 10
 #: them (a burst of as many): a handful of nodes post at every heartbeat, as
 #: Podman nodes do; 5,000 nodes post each about every 8 minutes while all change.
 HOLLOW_USAGE_WRITES = 10
+#: Hollow nodes read their containers' (made-up) stats for the usage annotations
+#: once every this many heartbeats (Podman nodes: every heartbeat).
+HOLLOW_USAGE_FACTOR = 6
 
 
 class ControlPlane:
@@ -361,7 +364,9 @@ class ControlPlane:
                     token_source=LocalTokenSource(self._store, issuer),
                     queue=pool.queue_for(spec.name) if pool is not None else None,
                     readings=readings, volume_files=real,
-                    usage_budget=None if usage_budget is None else usage_budget.allow)
+                    usage_budget=None if usage_budget is None else usage_budget.allow,
+                    usage_interval=0.0 if real else (
+                        opts.heartbeat_interval * HOLLOW_USAGE_FACTOR))
                 if pool is not None:
                     pool.add(self.kubelets[spec.name])
             self.node_specs = specs

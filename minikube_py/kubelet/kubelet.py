@@ -150,7 +150,8 @@ class Kubelet:
                  token_source: TokenSource | None = None,
                  queue: PodQueue | None = None, resync_jitter: float = 0.0,
                  volume_files: bool = True,
-                 usage_budget: Callable[[], bool] | None = None) -> None:
+                 usage_budget: Callable[[], bool] | None = None,
+                 usage_interval: float = 0.0) -> None:
         """``token_source`` issues the service-account tokens of projected
         volumes (None: a pod asking for one fails its mount, with that said).
         ``queue``: where pod keys go; a pool of hollow kubelets passes its
@@ -160,7 +161,9 @@ class Kubelet:
         created together do not all resync together. ``volume_files``: write the
         API-data volumes to disk (off for hollow nodes, whose containers read
         nothing: see :mod:`.volumes`). ``usage_budget``: asked before each write of
-        the node's usage annotations, False defers it (see :mod:`.node_status`)."""
+        the node's usage annotations, False defers it; ``usage_interval``: the
+        least time between two readings of the containers' stats for them (see
+        :mod:`.node_status`)."""
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -183,7 +186,8 @@ class Kubelet:
                                               state_dir=self.state_dir, clock=clock,
                                               kubelet_version=kubelet_version,
                                               readings=readings,
-                                              usage_budget=usage_budget)
+                                              usage_budget=usage_budget,
+                                              usage_interval=usage_interval)
         self.lease = NodeLease(client, node.name, clock=clock)
         self.cgroup = NodeCgroup(node.name, cpu_millis=node.cpu_millis,
                                  memory_bytes=node.memory_bytes, root=cgroup_root,

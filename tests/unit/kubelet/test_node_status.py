@@ -94,6 +94,28 @@ def test_usage_waits_for_the_budget(client, make_kubelet):
     assert asked[-1] is True
 
 
+def test_stats_are_read_at_most_every_usage_interval(client, make_kubelet, runtime, clock,
+                                                    monkeypatch):
+    reads: list[float] = []
+    beats: list[float] = []
+    stats, list_images = runtime.stats, runtime.list_images
+    monkeypatch.setattr(runtime, "stats", lambda: reads.append(clock()) or stats())
+    # Every heartbeat lists the images for the node's status: a beat counter.
+    monkeypatch.setattr(runtime, "list_images", lambda: beats.append(clock()) or list_images())
+    make_kubelet(usage_interval=3600)
+    assert wait_for(lambda: usage(client), "annotations at registration") == (0, 0)
+    create_pod(client, "a", containers=busy("c", 200, 30 * MI))
+    pod_in_phase(client, "a", "Running")
+    seen = len(beats)
+    wait_for(lambda: len(beats) >= seen + 5, "five more heartbeats")
+    assert len(reads) == 1, f"stats read at {len(reads)} heartbeats within the interval"
+    assert usage(client) == (0, 0)
+    clock.advance(3600)
+    got = wait_for(lambda: (u := usage(client)) and u[1] == 30 * MI and u, "usage of a")
+    assert got[1] == 30 * MI
+    assert len(reads) == 2
+
+
 def test_the_bucket_allows_its_burst_then_its_rate():
     from minikube_py.client.workqueue import BucketRateLimiter
     now = [0.0]

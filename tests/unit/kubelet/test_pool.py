@@ -157,7 +157,11 @@ def test_one_kubelet_stopped_on_its_own_falls_silent(pool: KubeletPool, client: 
 
 
 def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
-    from minikube_py.controlplane import HOLLOW_RESYNC_FACTOR, HOLLOW_USAGE_WRITES
+    from minikube_py.controlplane import (
+        HOLLOW_RESYNC_FACTOR,
+        HOLLOW_USAGE_FACTOR,
+        HOLLOW_USAGE_WRITES,
+    )
     from tests.planes import hollow_plane
     before = {t.name for t in threading.enumerate()}
     with hollow_plane(tmp_path / "state", nodes=12, pod_resync_interval=30.0) as cp:
@@ -176,6 +180,9 @@ def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
         assert len(budgets) == 1 and None not in budgets
         [budget] = budgets
         assert budget.__self__.qps == HOLLOW_USAGE_WRITES  # type: ignore[union-attr]
+        # ... and their (made-up) stats read every few heartbeats, not at each.
+        assert {k.node_status.usage_interval for k in kubelets} == {
+            cp.options.heartbeat_interval * HOLLOW_USAGE_FACTOR}
         assert {k.syncer.volumes.files for k in kubelets if k.syncer.volumes} == {False}
         client = LocalClient(cp.registry)
         assert len(client.list("leases", namespace="kube-node-lease").items) == 12
