@@ -526,8 +526,14 @@ def validate_object_meta_update(new_value: Any, old_value: Any,
         errs.extend(immutable(grace, old_grace, path.child("deletionGracePeriodSeconds")))
     for key, check in (("labels", validate_labels), ("annotations", validate_annotations),
                        ("ownerReferences", validate_owner_references)):
-        if new.get(key) is not None:
-            errs.extend(check(new.get(key), path.child(key)))
-    for i, finalizer in enumerate(as_list(new.get("finalizers"))):
-        errs.extend(kube_finalizer_name(as_str(finalizer), path.child("finalizers").index(i)))
+        value = new.get(key)
+        # What the stored version already holds passed these checks when it was
+        # written: only a change is checked again (most updates change neither).
+        if value is not None and value != old.get(key):
+            errs.extend(check(value, path.child(key)))
+    finalizers = as_list(new.get("finalizers"))
+    if finalizers != as_list(old.get("finalizers")):
+        for i, finalizer in enumerate(finalizers):
+            errs.extend(kube_finalizer_name(as_str(finalizer),
+                                            path.child("finalizers").index(i)))
     return errs
