@@ -40,7 +40,9 @@
   a heartbeat writes the status only when it differs from the stored one
   (``lastHeartbeatTime`` aside) or ``report_interval`` seconds (5 minutes)
   have passed since the last write; the node's Lease
-  (:mod:`.node_lease`) is the frequent heartbeat.
+  (:mod:`.node_lease`) is the frequent heartbeat. A heartbeat whose inputs
+  (the Node's resourceVersion, the runtime's answer and images, the host's
+  pressures) are those it last found nothing new in returns at once.
 * A Node deleted while the kubelet runs is not recreated by the heartbeat
   (as in Kubernetes: it comes back when the kubelet registers again).
 """
@@ -56,7 +58,7 @@ from typing import Any
 from ..api.errors import AlreadyExists, Conflict, NotFound
 from ..api.timefmt import format_time as rfc3339
 from ..client.base import Client, Object, for_caches
-from ..nodes import HostInfo, HostReadings, NodeSpec, node_conditions, node_object
+from ..nodes import HostInfo, HostReadings, NodeSpec, node_conditions, node_object, pressures
 from ..runtime.base import CONTAINER_RUNNING, LABEL_NODE, ContainerRuntime, Image
 
 __all__ = ["ANNOTATION_CPU_USAGE", "ANNOTATION_MEMORY_USAGE", "MAX_NODE_IMAGES",
@@ -101,6 +103,9 @@ class NodeStatusReporter:
         self.usage_interval = usage_interval
         self._usage_read = float("-inf")  # when the containers' stats were last read
         self._reported = float("-inf")  # when the status was last written (our clock)
+        # What the last heartbeat found nothing new in: (the Node's resourceVersion,
+        # ready, message, images, pressures). The same again says the same status.
+        self._unchanged_for: tuple[Any, ...] | None = None
         self._usage_written = float("-inf")  # when the usage annotations were
         self._usage_lock = threading.Lock()
         #: container id -> (cumulative cpu nanoseconds, when read): the last sample.
@@ -123,8 +128,10 @@ class NodeStatusReporter:
                 for i in ordered]
 
     def _conditions(self, previous: list[dict[str, Any]] | None, ready: bool,
-                    message: str) -> list[dict[str, Any]]:
-        return node_conditions(self._readings(self.state_dir), now=rfc3339(self.clock()),
+                    message: str, readings: HostReadings | None = None) -> list[dict[str, Any]]:
+        if readings is None:
+            readings = self._readings(self.state_dir)
+        return node_conditions(readings, now=rfc3339(self.clock()),
                                previous=previous, ready=ready, ready_message=message)
 
     def _desired(self, previous: list[dict[str, Any]] | None) -> Object:
@@ -258,17 +265,28 @@ class NodeStatusReporter:
                 log.warning("node %s: the Node object was deleted; not recreating it "
                             "until the kubelet restarts", self.node.name)
                 return None
+            ready, message, images = self._runtime_state()
+            readings = self._readings(self.state_dir)
+            # Every input of the status, and the version it was compared with: when
+            # none moved, building the status again would find it unchanged again
+            # (thousands of hollow nodes, every 10 s, almost always unchanged).
+            inputs = ((node.get("metadata") or {}).get("resourceVersion"), ready, message,
+                      tuple(images), tuple(pressures(readings).items()))
+            due = self.clock() - self._reported >= self.report_interval
+            if not due and inputs == self._unchanged_for:
+                return node
             old = node.get("status") or {}
             status = dict(old)
-            ready, message, images = self._runtime_state()
-            status["conditions"] = self._conditions(old.get("conditions"), ready, message)
+            status["conditions"] = self._conditions(old.get("conditions"), ready, message,
+                                                    readings)
             if images:
                 status["images"] = self._images(images)
             else:
                 status.pop("images", None)
-            if self._unchanged(old, status) and \
-                    self.clock() - self._reported < self.report_interval:
+            if not due and self._unchanged(old, status):
+                self._unchanged_for = inputs
                 return node  # the lease says we are alive; nothing new to report
+            self._unchanged_for = None
             try:
                 return self._write_status(node, status)
             except Conflict:

@@ -116,6 +116,33 @@ def test_stats_are_read_at_most_every_usage_interval(client, make_kubelet, runti
     assert len(reads) == 2
 
 
+def test_a_heartbeat_with_nothing_new_does_not_build_the_status_again(client, make_kubelet,
+                                                                    runtime, monkeypatch):
+    from minikube_py.kubelet import node_status
+    built: list[str] = []
+    beats: list[int] = []
+    conditions, list_images = node_status.node_conditions, runtime.list_images
+    monkeypatch.setattr(node_status, "node_conditions",
+                        lambda *a, **k: built.append("x") or conditions(*a, **k))
+    monkeypatch.setattr(runtime, "list_images", lambda: beats.append(1) or list_images())
+    make_kubelet()
+    wait_for(lambda: len(beats) >= 3, "three heartbeats")
+    before = len(built)
+    wait_for(lambda: len(beats) >= 8, "five more heartbeats")
+    assert len(built) - before <= 1, f"the status was built at {len(built) - before} of 5 beats"
+
+    # Someone else changes the status (the node lifecycle controller's Unknown):
+    # the next heartbeat sees a new version, builds the status and puts it right.
+    current = node(client)
+    current["status"]["conditions"] = [
+        {**c, "status": "Unknown", "reason": "NodeStatusUnknown"} if c["type"] == "Ready" else c
+        for c in current["status"]["conditions"]]
+    client.update(current, subresource="status")
+    wait_for(lambda: {c["type"]: c["status"] for c in node(client)["status"]["conditions"]}
+             ["Ready"] == "True", "Ready put back to True")
+    assert len(built) > before
+
+
 def test_the_bucket_allows_its_burst_then_its_rate():
     from minikube_py.client.workqueue import BucketRateLimiter
     now = [0.0]
