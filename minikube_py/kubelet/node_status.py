@@ -33,7 +33,7 @@
   every ``usage_interval`` seconds (0: at every heartbeat, as Podman nodes
   do; hollow nodes read their made-up figures every minute, as KWOK posts
   its nodes' status minutes apart: at 5,000 nodes with 100,000 pods, reading
-  every container's stats every 10 s was a sixth of the idle daemon's work).
+  every container's stats every 10 s was a fifth of the idle daemon's work).
   Nothing else a real Node would not carry is added. A runtime without stats
   leaves them alone.
 * **Reported on change**, as the kubelet's ``nodeStatusReportFrequency``:
