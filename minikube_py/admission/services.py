@@ -32,7 +32,6 @@ values at the next repair, as Kubernetes' repair controllers do.
 
 from __future__ import annotations
 
-import copy
 import ipaddress
 import logging
 import threading
@@ -57,6 +56,7 @@ from ..api.errors import (
     go_string_slice,
     invalid,
 )
+from ..api.jsoncopy import deep_copy
 from .allocators import AllocationError, IPRange, PortRange
 from .storage import Object, Storage
 
@@ -451,7 +451,7 @@ class ServiceAllocation:
         spec = new.setdefault("spec", {})
         if not isinstance(spec, dict):
             return NOTHING
-        old = copy.deepcopy(dict(old))
+        old = deep_copy(dict(old))
         _patch_allocated_values(new, old)
         _normalize_cluster_ips_on_update(new, old)
         self._init_ip_families(new, old)

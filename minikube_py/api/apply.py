@@ -50,7 +50,6 @@ Objects are never modified in place; both functions return new objects.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -80,6 +79,7 @@ from .apply_merge import _drop_nulls, _same
 from .apply_merge import compare as compare
 from .apply_merge import merge as merge
 from .apply_merge import remove_items as remove_items
+from .jsoncopy import deep_copy
 from .patch_smp import canonical_json, json_kind
 from .schema import field_schema
 from .schema_model import OBJECT, Schema
@@ -255,7 +255,7 @@ def apply_patch(live: Mapping[str, Any] | None, config: Mapping[str, Any], *, ki
                                 "map[string]interface {}")
     updater = _Updater(kind)
     info = updater.info
-    live_obj = copy.deepcopy(dict(live)) if live is not None else None
+    live_obj = deep_copy(dict(live)) if live is not None else None
     managers: dict[str, _Entry] = {}
     if live_obj is not None:
         try:
@@ -266,7 +266,7 @@ def apply_patch(live: Mapping[str, Any] | None, config: Mapping[str, Any], *, ki
     if config.get("apiVersion") != info.api_version or config.get("kind") != info.kind:
         raise errors.BadRequest(
             f"invalid object type: {_gvk_string(config.get('apiVersion'), config.get('kind'))}")
-    cfg = copy.deepcopy(dict(config))
+    cfg = deep_copy(dict(config))
     try:
         obj, managers = _apply(updater, live_obj, cfg, managers, manager, force, now)
     except _Conflicts as exc:
@@ -288,7 +288,7 @@ def _apply(updater: _Updater, live: dict[str, Any] | None, cfg: dict[str, Any],
            managers: dict[str, _Entry], manager: str, force: bool,
            now: str) -> tuple[dict[str, Any], dict[str, _Entry]]:
     managers = _copy_managers(managers)
-    base = copy.deepcopy(live) if live is not None else {}
+    base = deep_copy(live) if live is not None else {}
     if not managers and live is not None:
         updater.record({}, base, managers, BEFORE_FIRST_APPLY, now, from_empty=True)
     meta = _meta(cfg)
@@ -349,7 +349,7 @@ def _sync_last_applied(obj: dict[str, Any], config: Mapping[str, Any]) -> None:
     annotations = _meta(obj).get("annotations")
     if not isinstance(annotations, dict) or not annotations.get(LAST_APPLIED):
         return
-    applied = copy.deepcopy(dict(config))
+    applied = deep_copy(dict(config))
     meta = applied.get("metadata")
     if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
         meta["annotations"].pop(LAST_APPLIED, None)
@@ -361,7 +361,7 @@ def _sync_last_applied(obj: dict[str, Any], config: Mapping[str, Any]) -> None:
 def record_update(old: Mapping[str, Any] | None, new: Mapping[str, Any], *, kind: str,
                   manager: str, now: str) -> dict[str, Any]:
     """Ownership bookkeeping for a non-apply write. See the module docstring."""
-    result = copy.deepcopy(dict(new))
+    result = deep_copy(dict(new))
     incoming = _meta(new).get("managedFields")
     if _is_reset(incoming):
         return _without_managed_fields(result)
@@ -381,7 +381,7 @@ def record_update(old: Mapping[str, Any] | None, new: Mapping[str, Any], *, kind
             _without_managed_fields(result)
         return result
     updater = _Updater(kind)
-    before = _without_managed_fields(copy.deepcopy(dict(old))) if old is not None else {}
-    after = _without_managed_fields(copy.deepcopy(dict(new)))
+    before = _without_managed_fields(deep_copy(dict(old))) if old is not None else {}
+    after = _without_managed_fields(deep_copy(dict(new)))
     updater.record(before, after, managers, manager, now, from_empty=old is None)
     return _set_managed_fields(result, managers)

@@ -33,13 +33,13 @@ Contracts
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from . import kinds
 from .errors import BadRequest, NotFound
+from .jsoncopy import deep_copy
 from .quantity import Quantity
 from .schema import field_schema
 from .schema_model import LIST, MAP, OBJECT, QUANTITY, Schema
@@ -225,7 +225,7 @@ def _requests_from_limits(container: Obj) -> None:
     requests = dict(requests) if isinstance(requests, dict) else {}
     for name, value in limits.items():
         if name not in requests:
-            requests[name] = copy.deepcopy(value)
+            requests[name] = deep_copy(value)
     if requests:
         resources["requests"] = requests
 
@@ -298,7 +298,7 @@ def default_node(node: Obj, create: bool) -> None:
         # SetDefaults_NodeStatus: allocatable defaults to capacity.
         capacity = status.get("capacity")
         if status.get("allocatable") is None and isinstance(capacity, dict):
-            status["allocatable"] = copy.deepcopy(capacity)
+            status["allocatable"] = deep_copy(capacity)
 
 
 def default_event(event: Obj, create: bool) -> None:
@@ -364,7 +364,7 @@ def apply_defaults(obj: Mapping[str, Any], *, create: bool = True,
         assert isinstance(obj, dict)
         out: Obj = obj
     else:
-        out = copy.deepcopy(dict(obj))
+        out = deep_copy(dict(obj))
     kind = out.get("kind")
     if kind == "List":
         out["items"] = [
@@ -444,7 +444,7 @@ def canonicalize(obj: Mapping[str, Any], *, owned: bool = False) -> Obj:
     """
     kind = obj.get("kind")
     if kind == "List":
-        out = copy.deepcopy(dict(obj))
+        out = deep_copy(dict(obj))
         out["items"] = [
             canonicalize(item) if isinstance(item, Mapping) else item
             for item in out.get("items") or []
@@ -454,6 +454,6 @@ def canonicalize(obj: Mapping[str, Any], *, owned: bool = False) -> Obj:
         schema = field_schema(kind) if isinstance(kind, str) else None
     except BadRequest:  # a kind without a schema: nothing to rewrite
         schema = None
-    result = _walk(schema, dict(obj) if owned else copy.deepcopy(dict(obj)))
+    result = _walk(schema, dict(obj) if owned else deep_copy(dict(obj)))
     assert isinstance(result, dict)
     return result

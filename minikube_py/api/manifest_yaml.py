@@ -16,17 +16,8 @@ from typing import Any, Protocol
 import yaml
 from yaml.reader import ReaderError
 
+from .jsoncopy import deep_copy
 from .manifest_doc import MAX_ALIAS_NODES, MAX_DEPTH, ManifestError, _Doc, describe_value
-
-
-def _copy(value: Any) -> Any:
-    """Deep copy of plain data, so an alias never shares objects with its anchor."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
 
 # ----------------------------------------------------------------------------- YAML
 
@@ -167,7 +158,8 @@ class _YamlReader:
                 f"aliases expand to more than {MAX_ALIAS_NODES} nodes (at *{name}); "
                 "refusing a possible \"billion laughs\" document",
             )
-        return _copy(value), count, height
+        # A copy, so an alias never shares objects with its anchor.
+        return deep_copy(value), count, height
 
     def enter(self, ev: Any, depth: int, tags: tuple[str, ...]) -> None:
         if depth + 1 > MAX_DEPTH:

@@ -33,12 +33,12 @@ Inputs are never modified; results are deep copies.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from . import errors
+from .jsoncopy import deep_copy
 from .patch_smp import UNPROCESSABLE, canonical_json, json_kind
 
 #: handlers/patch.go's maxJSONPatchOperations.
@@ -60,11 +60,11 @@ class JSONPatchError(Exception):
 def json_merge_patch(original: Mapping[str, Any], patch: Any) -> dict[str, Any]:
     """Apply an RFC 7386 merge patch to ``original``."""
     if isinstance(patch, Mapping):
-        doc = copy.deepcopy(dict(original))
-        _merge_docs(doc, copy.deepcopy(dict(patch)))
+        doc = deep_copy(dict(original))
+        _merge_docs(doc, deep_copy(dict(patch)))
         return doc
     if isinstance(patch, list):
-        result = _prune_nulls(copy.deepcopy(patch))
+        result = _prune_nulls(deep_copy(patch))
         raise _not_an_object(result, "array")
     raise errors.BadRequest("Invalid JSON Patch")
 
@@ -117,7 +117,7 @@ def json_patch(original: Mapping[str, Any], operations: Any) -> dict[str, Any]:
         raise errors.RequestEntityTooLarge(
             "Request entity too large: The allowed maximum operations in a JSON patch is "
             f"{MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
-    box: list[Any] = [copy.deepcopy(dict(original))]
+    box: list[Any] = [deep_copy(dict(original))]
     try:
         for op in ops:
             _apply_operation(box, op)
@@ -294,7 +294,7 @@ def _op_add(box: list[Any], op: dict[str, Any] | None) -> None:
     if found is None:
         raise _wrap(f'add operation does not apply: doc is missing path: "{path}"', _MISSING)
     try:
-        _add(*found, copy.deepcopy((op or {}).get("value")))
+        _add(*found, deep_copy((op or {}).get("value")))
     except JSONPatchError as exc:
         raise _wrap(f"error in add for path: '{path}'", str(exc)) from None
 
@@ -319,7 +319,7 @@ def _op_replace(box: list[Any], op: dict[str, Any] | None) -> None:
         path = _path(op)
     except JSONPatchError as exc:
         raise _wrap("replace operation failed to decode path", str(exc)) from None
-    value = copy.deepcopy((op or {}).get("value"))
+    value = deep_copy((op or {}).get("value"))
     if path == "":
         # v4 wraps a nil error here, so a scalar document is silently ignored.
         if isinstance(value, dict | list):
@@ -418,7 +418,7 @@ def _op_copy(box: list[Any], op: dict[str, Any] | None) -> None:
         raise _wrap(f"copy operation does not apply: doc is missing destination path: {path}",
                     _MISSING)
     try:
-        _add(*target, copy.deepcopy(value))
+        _add(*target, deep_copy(value))
     except JSONPatchError as exc:
         raise _wrap("error while adding value during copy", str(exc)) from None
 

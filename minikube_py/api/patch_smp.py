@@ -29,7 +29,6 @@ except "lists of lists are not supported", which Kubernetes answers with a 422.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -37,6 +36,7 @@ from typing import Any
 from . import errors
 from .gofmt import go_value as go_fmt
 from .gojson import json_kind as json_kind
+from .jsoncopy import deep_copy
 from .schema import field_schema
 from .schema_model import LIST, Schema
 
@@ -72,8 +72,8 @@ def strategic_merge_patch(original: Mapping[str, Any], patch: Mapping[str, Any],
             f"json: cannot unmarshal {json_kind(body)} into Go value of type "
             "map[string]interface {}")
     schema = field_schema(kind)
-    doc = copy.deepcopy(dict(original))
-    work = copy.deepcopy(dict(body))
+    doc = deep_copy(dict(original))
+    work = deep_copy(dict(body))
     try:
         return _merge_map(doc, work, schema)
     except SMPError as exc:

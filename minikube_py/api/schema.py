@@ -28,7 +28,6 @@ Contracts
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,6 +36,7 @@ from typing import Any
 from . import kinds
 from .errors import BadRequest, FieldError, Invalid, NotFound, invalid
 from .generated import meta_v1
+from .jsoncopy import deep_copy
 from .quantity import Quantity, QuantityError
 from .schema_model import (
     ANY,
@@ -216,7 +216,7 @@ class _Decoder:
     def value(self, schema: Schema, value: Any, path: str) -> Any:
         kind = schema.type
         if kind == ANY:
-            return copy.deepcopy(value) if self.copies else value
+            return deep_copy(value) if self.copies else value
         if kind == OBJECT:
             return self._object(schema, value, path)
         if kind == MAP:
@@ -241,7 +241,7 @@ class _Decoder:
         if kind == FREE_FORM:
             if not isinstance(value, Mapping):
                 return self._wrong(schema, value, path)
-            return copy.deepcopy(dict(value)) if self.copies else value
+            return deep_copy(dict(value)) if self.copies else value
         return self._scalar(schema, value, path)
 
     def _object(self, schema: Schema, value: Any, path: str) -> Any:
@@ -390,9 +390,9 @@ def _fast(schema: Schema, value: Any) -> Any:
             return value
     elif kind == FREE_FORM:
         if cls is dict:
-            return copy.deepcopy(value)
+            return deep_copy(value)
     elif kind == ANY:
-        return copy.deepcopy(value)
+        return deep_copy(value)
     raise _Slow
 
 
@@ -430,7 +430,7 @@ def _decode_item(decoder: _Decoder, item: Any, path: str) -> Any:
             decoder.type_errors.extend(f"{path}.{e}" for e in sub.field_errors)
             decoder.unknown.extend(f"{path}.{u}" for u in sub.unknown)
             return out
-    return copy.deepcopy(dict(item))
+    return deep_copy(dict(item))
 
 
 def decode(obj: Mapping[str, Any], *, strict: bool = True) -> dict[str, Any]:

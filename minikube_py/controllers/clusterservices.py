@@ -22,7 +22,6 @@ back (kube-apiserver recreates ``kubernetes`` the same way).
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from typing import Any, Final
 
 from ..api.access import meta
 from ..api.errors import AlreadyExists, Conflict, Invalid, NotFound
+from ..api.jsoncopy import deep_copy
 from ..client.base import Client
 from ..client.shared import SharedInformers
 from .base import Controller
@@ -135,7 +135,7 @@ def _differs(current: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
 
 
 def _merge(current: Mapping[str, Any], wanted: Mapping[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(dict(current))
+    out = deep_copy(dict(current))
     for field, value in wanted.items():
         if field == "metadata":
             out["metadata"]["labels"] = {**(out["metadata"].get("labels") or {}),

@@ -47,7 +47,6 @@ ReplicaSet when it uses the Recreate strategy.
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -56,6 +55,7 @@ from typing import Any
 from ..api.access import labels_of as _labels
 from ..api.access import namespace_of as _namespace
 from ..api.errors import AlreadyExists, Conflict, Forbidden, NotFound, StatusError
+from ..api.jsoncopy import deep_copy
 from ..api.labels import Selector, selector_from_label_selector
 from ..client.base import Client
 from ..client.events import EventRecorder
@@ -196,7 +196,7 @@ class DeploymentController(Controller):
         cached = self.deployments.get(key)
         if cached is None:
             return None  # deleted: the garbage collector removes what it owned
-        d: Obj = copy.deepcopy(cached)
+        d: Obj = deep_copy(cached)
         d.setdefault("status", {})
         now = self.clock()
 
@@ -248,7 +248,7 @@ class DeploymentController(Controller):
         for cached in self.replicasets.list():
             if _namespace(cached) != ns:
                 continue
-            rs = copy.deepcopy(cached)
+            rs = deep_copy(cached)
             ref = controller_of(rs)
             matches = sel.matches(_labels(rs))
             if ref is not None:
@@ -333,13 +333,13 @@ class DeploymentController(Controller):
         if not create:
             return None
 
-        template = copy.deepcopy(spec(d).get("template") or {})
+        template = deep_copy(spec(d).get("template") or {})
         collision = status(d).get("collisionCount")
         pod_hash = compute_hash(template, collision if isinstance(collision, int) else None)
         template.setdefault("metadata", {})
         template["metadata"]["labels"] = {**(template["metadata"].get("labels") or {}),
                                           POD_TEMPLATE_HASH_LABEL: pod_hash}
-        selector = copy.deepcopy(spec(d).get("selector") or {})
+        selector = deep_copy(spec(d).get("selector") or {})
         selector["matchLabels"] = {**(selector.get("matchLabels") or {}),
                                    POD_TEMPLATE_HASH_LABEL: pod_hash}
         rs_name = f"{name_of(d)}-{pod_hash}"
@@ -394,7 +394,7 @@ class DeploymentController(Controller):
         """The create found the name taken: ours (a slow cache) or a collision."""
         ns = _namespace(d)
         found = self.replicasets.get(f"{ns}/{rs_name}")
-        rs = copy.deepcopy(found) if found is not None else \
+        rs = deep_copy(found) if found is not None else \
             self.client.get("replicasets", ns, rs_name)
         ref = controller_of(rs)
         if ref is not None and ref.get("uid") == uid_of(d) and equal_ignore_hash(
@@ -408,7 +408,7 @@ class DeploymentController(Controller):
         raise AlreadyExists.of("replicasets", rs_name, group="apps")
 
     def _sync_existing_new_rs(self, d: Obj, existing: Obj, new_revision: str) -> Obj:
-        rs = copy.deepcopy(existing)
+        rs = deep_copy(existing)
         annotations_changed = set_new_replica_set_annotations(d, rs, new_revision, exists=True)
         want_mrs = spec(d).get("minReadySeconds") or 0
         if annotations_changed or (spec(rs).get("minReadySeconds") or 0) != want_mrs:
@@ -484,7 +484,7 @@ class DeploymentController(Controller):
                                                                      wanted_max):
             return False, rs
         old_scale = replicas(rs)
-        rs_copy = copy.deepcopy(rs)
+        rs_copy = deep_copy(rs)
         rs_copy["spec"]["replicas"] = new_scale
         set_replicas_annotations(rs_copy, replicas(d), wanted_max)
         stored = self.client.update(rs_copy)

@@ -33,7 +33,6 @@ Template equality treats nulls and empty maps/lists as absent, as
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import struct
@@ -41,6 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..api import access
+from ..api.jsoncopy import deep_copy
 from ..api.timefmt import parse_time
 
 Obj = dict[str, Any]
@@ -281,7 +281,7 @@ def compute_hash(template: Mapping[str, Any], collision_count: int | None) -> st
 
 
 def template_without_hash(template: Mapping[str, Any]) -> Obj:
-    out = copy.deepcopy(dict(template))
+    out = deep_copy(dict(template))
     labels = access.mapping(out.get("metadata")).get("labels")
     if isinstance(labels, dict):
         labels.pop(POD_TEMPLATE_HASH_LABEL, None)

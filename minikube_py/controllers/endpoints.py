@@ -22,13 +22,13 @@ For each Service (key ``namespace/name``):
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..api.access import labels_of, meta, spec_of
 from ..api.errors import AlreadyExists, NotFound
+from ..api.jsoncopy import deep_copy
 from ..client.base import Client
 from ..client.informer import Handlers, key_of
 from ..client.shared import SharedInformers
@@ -187,7 +187,7 @@ class EndpointsController(Controller):
             except AlreadyExists:
                 return 0.05  # the cache lags behind: look again shortly
             return None
-        updated = copy.deepcopy(current)
+        updated = deep_copy(current)
         updated["metadata"]["labels"] = labels
         if annotations:
             updated["metadata"]["annotations"] = annotations

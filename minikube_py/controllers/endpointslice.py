@@ -29,13 +29,13 @@ EndpointSlices with address type IPv4:
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..api.access import labels_of, meta, spec_of, uid_of
 from ..api.errors import NotFound
+from ..api.jsoncopy import deep_copy
 from ..client.base import Client, Object
 from ..client.shared import SharedInformers
 from .base import Controller
@@ -254,7 +254,7 @@ class EndpointSliceController(Controller):
                              "labels": labels, "ownerReferences": [owner]},
                 "addressType": "IPv4"}
         else:
-            body = copy.deepcopy(current)
+            body = deep_copy(current)
             body["metadata"]["labels"] = labels
             body["metadata"]["ownerReferences"] = [owner]
         body["ports"] = ports

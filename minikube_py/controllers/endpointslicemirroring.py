@@ -22,13 +22,13 @@ plane and cluster DNS read EndpointSlices only, so this controller mirrors:
 from __future__ import annotations
 
 import contextlib
-import copy
 import ipaddress
 from collections.abc import Mapping
 from typing import Any, Final
 
 from ..api.access import labels_of, meta, spec_of, uid_of
 from ..api.errors import NotFound
+from ..api.jsoncopy import deep_copy
 from ..client.base import Client, Object
 from ..client.informer import key_of
 from ..client.shared import SharedInformers
@@ -57,7 +57,7 @@ def _endpoint(address: Mapping[str, Any], ready: bool) -> dict[str, Any]:
                                 "conditions": {"ready": ready}}
     for field in ("hostname", "nodeName", "targetRef"):
         if address.get(field):
-            endpoint[field] = copy.deepcopy(address[field])
+            endpoint[field] = deep_copy(address[field])
     return endpoint
 
 
@@ -135,7 +135,7 @@ class EndpointSliceMirroringController(Controller):
                     namespace=namespace)
             elif (dict(labels_of(current)), current.get("ports") or [],
                   current.get("endpoints") or []) != (labels, ports, eps):
-                updated = copy.deepcopy(current)
+                updated = deep_copy(current)
                 updated["metadata"]["labels"] = labels
                 updated["metadata"]["ownerReferences"] = [owner]
                 updated["ports"], updated["endpoints"] = ports, eps

@@ -69,7 +69,6 @@ order), :mod:`.job_podcontrol` (pod writes) and :mod:`.job_tracking`
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 import time
@@ -78,6 +77,7 @@ from typing import Any, Final
 
 from ..api.access import mapping as _m
 from ..api.errors import StatusError
+from ..api.jsoncopy import deep_copy
 from ..api.labels import SelectorError, selector_from_label_selector
 from ..api.timefmt import format_time as _rfc3339
 from ..client.base import Client, Object
@@ -338,7 +338,7 @@ class JobController(Controller):
             self.event(shared, EVENT_WARNING, "UnknownCompletionMode",
                        "Skipped Job sync because completion mode is unknown")
             return None
-        return self._sync(key, copy.deepcopy(shared))
+        return self._sync(key, deep_copy(shared))
 
     def _sync(self, key: str, job: Object) -> float | None:
         now = self.clock()

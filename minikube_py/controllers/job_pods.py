@@ -10,11 +10,11 @@ mutation of their arguments.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from ..api.access import mapping as _m
+from ..api.jsoncopy import deep_copy
 from ..api.timefmt import parse_time as _parse_time
 from ..client.base import Object
 from .job_util import (
@@ -54,7 +54,7 @@ def generate_name_with_index(job_name: str, index: int) -> str:
 
 def pod_from_template(job: Object, index: int | None) -> Object:
     """``GetPodFromTemplate`` plus the tracking finalizer and the index bits."""
-    template = copy.deepcopy(_m(_m(job.get("spec")).get("template")))
+    template = deep_copy(_m(_m(job.get("spec")).get("template")))
     t_meta = _m(template.get("metadata"))
     job_name = str(job["metadata"].get("name"))
     labels = dict(_m(t_meta.get("labels")))

@@ -32,7 +32,6 @@ computed by :func:`deletion_conditions` every pass and written to
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,6 +40,7 @@ from typing import Any
 from ..api import kinds
 from ..api.access import meta as _meta
 from ..api.errors import Conflict, NotFound, StatusError
+from ..api.jsoncopy import deep_copy
 from ..api.timefmt import format_time as _now
 from ..client.base import Client, Object
 from ..client.events import EventRecorder
@@ -216,7 +216,7 @@ class NamespaceController(Controller):
                                          old=status.get("conditions") or [], now=self.clock())
         if conditions == status.get("conditions"):
             return ns
-        updated = copy.deepcopy(ns)
+        updated = deep_copy(ns)
         updated["status"] = {**status, "conditions": conditions}
         return self.client.update(updated, subresource="status")
 
@@ -227,7 +227,7 @@ class NamespaceController(Controller):
         keep = sorted({f for f in current if f != self.finalizer_token})
         if len(keep) == len(current):
             return ns
-        updated = copy.deepcopy(ns)
+        updated = deep_copy(ns)
         updated["spec"] = {**(ns.get("spec") or {}), "finalizers": keep}
         try:
             return self.client.update(updated, subresource="finalize")

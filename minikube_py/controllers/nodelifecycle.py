@@ -64,7 +64,6 @@ the ``RegisteredNode`` / ``RemovingNode`` events.
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 import time
@@ -74,6 +73,7 @@ from typing import Any, Final
 
 from ..api.access import mapping as _m
 from ..api.errors import NotFound
+from ..api.jsoncopy import deep_copy
 from ..api.names import NAMESPACE_NODE_LEASE as NODE_LEASE_NAMESPACE
 from ..api.timefmt import format_time as _rfc3339
 from ..api.timefmt import parse_time as _parse_time
@@ -328,7 +328,7 @@ class NodeLifecycleController(Controller):
         if stale_in > 0:
             waits.append(stale_in)
         else:
-            node = self._mark_unknown(copy.deepcopy(node), now)
+            node = self._mark_unknown(deep_copy(node), now)
         ready = _ready_status(node)
         ready_cond = _node_condition(node, "Ready")
         if ready == "Unknown" and ready_cond is not None and \
@@ -469,7 +469,7 @@ class NodeLifecycleController(Controller):
         have = {(t.get("key"), t.get("effect")) for t in taints if t.get("key") in ours}
         if have == wanted:
             return node
-        node = copy.deepcopy(node)
+        node = deep_copy(node)
         spec = node.setdefault("spec", {})
         kept = [t for t in taints
                 if t.get("key") not in ours or (t.get("key"), t.get("effect")) in wanted]

@@ -48,7 +48,6 @@ empty pod cache every ReplicaSet would look short of pods.
 
 from __future__ import annotations
 
-import copy
 import functools
 import logging
 import math
@@ -61,6 +60,7 @@ from typing import Any
 from ..api.access import labels_of as _labels
 from ..api.access import meta as _meta
 from ..api.errors import Conflict, Invalid, NotFound, StatusError
+from ..api.jsoncopy import deep_copy
 from ..api.labels import Selector, SelectorError, selector_from_label_selector
 from ..api.timefmt import format_time, parse_time
 from ..client.base import Client, Object
@@ -315,7 +315,7 @@ def pod_from_template(rs: Mapping[str, Any]) -> Object:
     if template_meta.get("finalizers"):
         pod_meta["finalizers"] = list(template_meta["finalizers"])
     return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta,
-            "spec": copy.deepcopy(template.get("spec") or {})}
+            "spec": deep_copy(template.get("spec") or {})}
 
 
 def _replicas(rs: Mapping[str, Any]) -> int:
@@ -331,7 +331,7 @@ def calculate_status(rs: Mapping[str, Any], pods: Sequence[Mapping[str, Any]],
                      manage_error: Exception | None, now: float) -> dict[str, Any]:
     """The status ``rs`` should have given its owned active ``pods``
     (``calculateStatus``), with ``observedGeneration`` set."""
-    status: dict[str, Any] = copy.deepcopy(dict(rs.get("status") or {}))
+    status: dict[str, Any] = deep_copy(dict(rs.get("status") or {}))
     template_labels = ((rs.get("spec") or {}).get("template") or {}).get(
         "metadata", {}).get("labels") or {}
     min_ready = _min_ready(rs)
@@ -420,7 +420,7 @@ class ReplicaSetController(Controller):
             log.warning("%s: invalid selector of %s: %s", self.name, key_of(rs), exc)
             selector = None
         with self._selectors_lock:
-            self._selectors[uid] = (copy.deepcopy(raw), selector)
+            self._selectors[uid] = (deep_copy(raw), selector)
         return selector
 
     # ------------------------------------------------------------------ handlers
@@ -534,7 +534,7 @@ class ReplicaSetController(Controller):
         now = self.clock()
         status = calculate_status(rs, owned, manage_error, now)
         if status != (rs.get("status") or {}):
-            updated = copy.deepcopy(rs)
+            updated = deep_copy(rs)
             updated["status"] = status
             # A Conflict (the cache is behind) raises and is retried with backoff.
             self.client.update(updated, subresource="status")

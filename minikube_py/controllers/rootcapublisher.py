@@ -24,13 +24,13 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
 from ..api.access import meta
 from ..api.errors import AlreadyExists, Forbidden, NotFound
+from ..api.jsoncopy import deep_copy
 from ..client.base import Client
 from ..client.informer import Handlers
 from ..client.shared import SharedInformers
@@ -120,7 +120,7 @@ class RootCACertPublisher(Controller):
         annotations = meta(cm).get("annotations") or {}
         if cm.get("data") == data and annotations.get(DESCRIPTION_ANNOTATION):
             return None
-        updated = copy.deepcopy(dict(cm))  # never the cache's own object
+        updated = deep_copy(dict(cm))  # never the cache's own object
         updated["data"] = data
         updated["metadata"]["annotations"] = {**annotations, DESCRIPTION_ANNOTATION: DESCRIPTION}
         self.client.update(updated)  # a Conflict is retried with the fresh object

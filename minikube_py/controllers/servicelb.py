@@ -22,12 +22,12 @@ One worker, so that two Services never take the same address and port at once.
 
 from __future__ import annotations
 
-import copy
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..api.access import meta, spec_of, status_of
+from ..api.jsoncopy import deep_copy
 from ..client.base import Client
 from ..client.events import EVENT_WARNING
 from ..client.informer import Handlers, key_of
@@ -131,7 +131,7 @@ class ServiceLBController(Controller):
         return None
 
     def _write(self, svc: Mapping[str, Any], ingress: list[dict[str, str]]) -> None:
-        updated = copy.deepcopy(dict(svc))
+        updated = deep_copy(dict(svc))
         status = updated.setdefault("status", {})
         status["loadBalancer"] = {"ingress": ingress} if ingress else {}
         self.client.update(updated, subresource="status")

@@ -17,7 +17,6 @@ Every function takes any :class:`~minikube_py.client.base.Client`.
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
@@ -25,6 +24,7 @@ from typing import Any
 
 from ..api.describe import Ctx, Out, describe_pod_template, tabwrite
 from ..api.errors import StatusError
+from ..api.jsoncopy import deep_copy
 from ..api.kinds import KindInfo
 from ..api.labels import selector_from_label_selector
 from ..client.base import Client, Object
@@ -175,7 +175,7 @@ def history(client: Client, ns: str, name: str, revision_: int = 0) -> str:
             v = revision(rs)
         except ValueError:
             continue  # kubectl warns and skips it
-        template = copy.deepcopy((rs.get("spec") or {}).get("template") or {})
+        template = deep_copy((rs.get("spec") or {}).get("template") or {})
         cause = ((rs.get("metadata") or {}).get("annotations") or {}).get(
             CHANGE_CAUSE_ANNOTATION)
         if cause:

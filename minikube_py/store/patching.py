@@ -14,12 +14,12 @@ ignores timestamp-only changes), so re-applying the same file is "unchanged".
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..api import kinds
 from ..api.errors import BadRequest, Conflict, NotFound
+from ..api.jsoncopy import deep_copy
 from ..api.patch import (
     apply_patch,
     json_merge_patch,
@@ -107,7 +107,7 @@ def patch(registry: Registry, resource: str, namespace: str | None, name: str,
             return _apply_create(registry, info, ns, name, body, manager=manager, force=force,
                                  now=now, dry_run=dry_run, field_validation=field_validation,
                                  warnings=warnings), True
-        new = patched(copy.deepcopy(live), patch_type, body, kind=info.kind, manager=manager,
+        new = patched(deep_copy(live), patch_type, body, kind=info.kind, manager=manager,
                       force=force, now=now)
         _check_identity(info, new, ns, name)
         pinned = _pinned_rv(patch_type, body)

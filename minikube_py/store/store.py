@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from ..api import kinds
@@ -63,6 +64,7 @@ from ..api.fields import FieldSelector, field_value
 from ..api.labels import Selector
 from ..api.timefmt import format_time
 from .encryption import DEFAULT_ENCRYPTED, Cipher, is_sealed
+from .fieldvalues import FieldValues, field_names
 from .journal import (
     Durability,
     Journal,
@@ -92,6 +94,13 @@ Clock = Callable[[], float]
 
 class StoreWriteError(InternalError):
     """The change could not be persisted; it was not applied."""
+
+
+#: The labels of an object that has none: one shared read-only mapping, not an
+#: empty dict per stored version (a cluster keeps hundreds of thousands of Events).
+_NO_LABELS: Mapping[str, str] = MappingProxyType({})
+#: KindInfo.field_labels -> the field-name index of its stored versions.
+_FIELD_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
 
 
 def _spec_finalizers(info: kinds.KindInfo, obj: Mapping[str, Any]) -> bool:
@@ -297,13 +306,16 @@ class Store:
     @staticmethod
     def _entry(info: kinds.KindInfo, obj: Mapping[str, Any], raw: str, rv: int) -> Entry:
         meta = obj.get("metadata") or {}
-        labels = meta.get("labels") or {}
-        fields = {"metadata.name": meta.get("name", ""),
-                  "metadata.namespace": meta.get("namespace", "") if info.namespaced else ""}
-        for label in info.field_labels:
-            fields[label] = field_value(obj, label, info.kind)
-        return Entry(raw, rv, fields["metadata.namespace"], fields["metadata.name"],
-                     labels, fields)
+        labels = meta.get("labels") or _NO_LABELS
+        name = meta.get("name", "")
+        namespace = meta.get("namespace", "") if info.namespaced else ""
+        index = _FIELD_INDEXES.get(info.field_labels)
+        if index is None:
+            index = _FIELD_INDEXES[info.field_labels] = field_names(
+                ("metadata.name", "metadata.namespace", *info.field_labels))
+        values = (name, namespace, *[field_value(obj, label, info.kind)
+                                     for label in info.field_labels])
+        return Entry(raw, rv, namespace, name, labels, FieldValues(index, values))
 
     def _check_open(self) -> None:
         if self._closed:

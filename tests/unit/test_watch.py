@@ -297,9 +297,9 @@ def test_a_replaced_version_lets_its_shared_object_go(store: Store):
     store.update("pods", obj)
     current = table.entries["default/p"]
     assert first._obj is None and current is not first
-    # The old version, still in the history ring, decodes afresh and pins nothing.
+    # The old version, still in the history ring, decodes again and pins nothing.
     again = first.shared()
-    assert again == before and again is not before and first._obj is None
+    assert again == before and first._obj is None
     assert current.shared() is current.shared()
     store.delete("pods", "default", "p")
     assert current._obj is None
@@ -328,17 +328,21 @@ def test_decode_shared_is_json_loads(raw: str) -> None:
 
 def test_shared_copies_of_two_objects_share_their_keys_and_short_values(store: Store) -> None:
     long = "z" * 65
-    for name in ("a", "b"):
-        store.create("pods", {**pod(name, {"app": "web"}), "status": {"phase": "Running",
+    for name, phase in (("a", "Running"), ("b", "Pending")):
+        store.create("pods", {**pod(name, {"app": "web"}), "status": {"phase": phase,
                                                                          "message": long}})
     a = store.get_shared("pods", "default", "a")
     b = store.get_shared("pods", "default", "b")
     key = lambda d, k: next(x for x in d if x == k)  # noqa: E731 - the dict's own key object
     assert key(a["status"], "phase") is key(b["status"], "phase")
     assert key(a["metadata"]["labels"], "app") is key(b["metadata"]["labels"], "app")
-    assert a["status"]["phase"] is b["status"]["phase"]
     assert a["metadata"]["labels"]["app"] is b["metadata"]["labels"]["app"]
-    # Long values are not interned (they rarely repeat); fresh copies are never.
+    # Equal parts are one object; long values are not interned (they rarely
+    # repeat); fresh copies share nothing.
+    assert a["metadata"]["labels"] is b["metadata"]["labels"]
+    assert a["status"] is not b["status"]
     assert a["status"]["message"] is not b["status"]["message"]
+    assert a["spec"] is b["spec"]  # {} in both
     fresh = store.get("pods", "default", "b")
-    assert fresh["status"]["phase"] == "Running"
+    assert fresh["status"]["phase"] == "Pending"
+    assert fresh["metadata"]["labels"] is not b["metadata"]["labels"]

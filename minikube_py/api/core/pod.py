@@ -10,13 +10,13 @@ the pod. Admission (Priority, DefaultTolerationSeconds, Pod Security) is in
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
 from ..defaults import default_pod
 from ..describe.pods import describe_pod
 from ..generated import core_v1
+from ..jsoncopy import deep_copy
 from ..qos import qos_class
 from ..resource import KindInfo, Resource
 from ..validation_pod import validate_ephemeral_update, validate_pod, validate_pod_update
@@ -70,7 +70,7 @@ def grace_period(pod: Mapping[str, Any], requested: int | None) -> int:
 def _ephemeral_containers(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     """A write to ``pods/ephemeralcontainers`` changes only
     ``spec.ephemeralContainers``; everything else stays as stored."""
-    out = copy.deepcopy(old)
+    out = deep_copy(old)
     out["metadata"]["resourceVersion"] = new["metadata"].get("resourceVersion")
     ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
     if ephemeral:

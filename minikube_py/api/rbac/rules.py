@@ -20,7 +20,6 @@ names and verbs as Go prints a ``[]string`` (``[get list]``).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -31,6 +30,7 @@ from ..describe.values import str_map
 from ..describe.writer import Ctx, Out
 from ..errors import FieldPath, go_string_slice, invalid, required
 from ..gofmt import go_value
+from ..jsoncopy import deep_copy
 from ..validation_meta import Errs, as_list, as_str
 
 #: ``rbac.GroupName``.
@@ -126,7 +126,7 @@ def compact_rules(rules: list[Rule]) -> list[Rule]:
             verbs = simple[key].setdefault("verbs", [])
             verbs.extend(v for v in rule.get("verbs", []) if v not in verbs)
         else:
-            simple[key] = copy.deepcopy(rule)
+            simple[key] = deep_copy(rule)
     return compacted + list(simple.values())
 
 

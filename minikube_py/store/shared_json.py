@@ -1,0 +1,126 @@
+"""Decoding stored objects into the read-only copies every cache shares.
+
+The informers, the scheduler's snapshot and the hollow kubelets' pod cache
+hold one decoded dict per stored object (see :mod:`.watch`); at 100,000 pods
+those dicts are the largest thing in the process. Most of a pod's parts are the
+same in every pod of its Deployment or Job: its tolerations, its container's
+resources, its projected service-account volume's sources, an empty
+``securityContext``, a condition that became True in the same second. So the
+decoder keeps one copy of each:
+
+* **Equal to ``json.loads``.** ``decode(raw) == json.loads(raw)``, with the same
+  key order and the same types (``true``, ``1`` and ``1.0`` stay apart: they
+  are never merged although Python calls them equal).
+* **Strings once.** Every object key, and every string value up to
+  :data:`INTERN_MAX` characters (names, enums, timestamps, images; in objects
+  and in arrays), is interned.
+* **Equal parts once.** An object or array whose members are scalars or parts
+  already kept is looked up by its contents and, when an equal one was decoded
+  before, that one is returned instead (hash-consing, bottom-up: an object with
+  one unique member, such as a pod's metadata, is itself unique and is kept as
+  decoded). So the result must never be changed: the same promise a shared
+  object already makes (``Store.verify_shared`` lets tests check it was kept),
+  now for every object that holds the part too.
+* **Bounded.** At most ``limit`` parts are remembered; when full, the memory
+  starts over (parts already handed out stay with whoever holds them, so a
+  repeated part then exists once more, not once per object).
+
+Safe to call from many threads: the memory is a plain dict, and two threads
+decoding the same part at once each get a correct copy (one of them is kept).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["INTERN_MAX", "SharedDecoder"]
+
+#: String values up to this long are interned; longer ones (tokens,
+#: certificates, scripts) rarely repeat.
+INTERN_MAX = 64
+#: Parts remembered before the memory starts over: about 200 bytes each (the
+#: key tuple and the dict slot), so a few megabytes at most.
+DEFAULT_LIMIT = 20_000
+
+# Marks an array's key, so that an array never looks like an object (an object
+# whose first key is "[" would otherwise share its key with a one-item array).
+_ARRAY = object()
+_STR = str
+_DICT = dict
+_LIST = list
+
+
+class SharedDecoder:
+    """``decode(raw)``: see the module contract."""
+
+    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        self.limit = limit
+        self._parts: dict[tuple[Any, ...], Any] = {}
+        self._decoder = json.JSONDecoder(object_pairs_hook=self._object)
+
+    def __len__(self) -> int:
+        """How many parts are remembered now."""
+        return len(self._parts)
+
+    def decode(self, raw: str) -> Any:
+        """``raw`` decoded (see the module contract); never change the result."""
+        return self._decoder.decode(raw)
+
+    def _keep(self, key: tuple[Any, ...], value: Any) -> Any:
+        parts = self._parts
+        found = parts.get(key)
+        if found is not None:
+            return found
+        if len(parts) >= self.limit:
+            parts.clear()
+        parts[key] = value
+        return value
+
+    def _array(self, items: list[Any], _intern: Callable[[str], str] = sys.intern) -> list[Any]:
+        key: list[Any] = [_ARRAY]
+        for i, item in enumerate(items):
+            t = type(item)
+            if t is _STR:
+                if len(item) <= INTERN_MAX:
+                    item = items[i] = _intern(item)
+                key.append(item)
+            elif t is _DICT:
+                key.append(id(item))  # already a kept part (decoded inner-first)
+            elif t is _LIST:
+                item = items[i] = self._array(item)
+                key.append(id(item))
+            else:
+                key.append((t, item))
+        return self._keep(tuple(key), items)  # type: ignore[no-any-return]
+
+    def _object(self, pairs: list[tuple[str, Any]],
+                _intern: Callable[[str], str] = sys.intern) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        key: list[Any] = []
+        for k, v in pairs:
+            k = _intern(k)
+            t = type(v)
+            if t is _STR:
+                if len(v) <= INTERN_MAX:
+                    v = _intern(v)
+                key.append(k)
+                key.append(v)
+            elif t is _DICT:
+                # A kept part's id is a safe key: the part stays alive as long
+                # as any remembered key that names it (its parent holds it).
+                key.append(k)
+                key.append(id(v))
+            elif t is _LIST:
+                v = self._array(v)
+                key.append(k)
+                key.append(id(v))
+            else:
+                key.append(k)
+                key.append((t, v))
+            obj[k] = v
+        return self._keep(tuple(key), obj)  # type: ignore[no-any-return]
