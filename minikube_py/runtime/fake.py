@@ -70,6 +70,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 from .base import (
     CONTAINER_CREATED,
@@ -143,6 +144,26 @@ def _env_number(cfg: ContainerConfig, name: str, default: float) -> float:
         return float(raw)
     except ValueError:
         return default
+
+
+_T = TypeVar("_T")
+
+#: Equal config parts (a container's env and mounts) of every fake runtime in
+#: the process, kept once: each pod of a Deployment gets the same service-link
+#: variables, about 1.4 KB a container, and a daemon with hollow nodes holds
+#: 100,000 of them. Bounded: when full it starts over.
+_PARTS: dict[Any, Any] = {}
+_PARTS_LIMIT = 4096
+
+
+def _shared(value: _T) -> _T:
+    """``value`` or an equal one seen before (``value`` must be immutable)."""
+    found = _PARTS.get(value)
+    if found is None:
+        if len(_PARTS) >= _PARTS_LIMIT:
+            _PARTS.clear()
+        _PARTS[value] = found = value
+    return found
 
 
 def _image_id(image: str) -> str:
@@ -291,8 +312,9 @@ class FakeRuntime:
         with self._cond:
             host = self._allocate_host_locked()
             ip = str(self._network.network_address + host)
-            sandbox = Sandbox(self._new_id(), ip, SANDBOX_READY, dict(config.labels),
-                              self._clock())
+            labels = dict(config.labels)  # one copy for the sandbox and its config
+            config = replace(config, labels=labels)
+            sandbox = Sandbox(self._new_id(), ip, SANDBOX_READY, labels, self._clock())
             self._sandboxes[sandbox.id] = _Sandbox(sandbox, config)
             self._emit(EVENT_SANDBOX_READY, sandbox.id, "", sandbox.labels)
             self._cond.notify_all()
@@ -376,10 +398,13 @@ class FakeRuntime:
             image = self._images.get(config.image)
             if image is None:
                 raise ImageNotFound(config.image, "not present locally; pull it first")
+            labels = dict(config.labels)  # one copy for the status and the config
+            config = replace(config, labels=labels, env=_shared(config.env),
+                             mounts=_shared(config.mounts))
             status = ContainerStatus(
                 id=self._new_id(), sandbox_id=sandbox_id, name=config.name,
                 image=config.image, image_id=image.id, state=CONTAINER_CREATED,
-                created_at=self._clock(), labels=dict(config.labels))
+                created_at=self._clock(), labels=labels)
             self._containers[status.id] = _Container(status, config)
             self._emit(EVENT_CONTAINER_CREATED, sandbox_id, status.id, status.labels)
             return status.id

@@ -403,3 +403,21 @@ def test_removed_sandboxes_free_their_ips_for_reuse_after_a_wrap():
         live.append(sandbox(rt, f"churn-{i}"))
     ips = [sb.ip for sb in rt.list_sandboxes()]
     assert len(ips) == len(set(ips))
+
+
+def test_equal_env_and_mounts_are_kept_once_across_runtimes(clock):
+    """Hollow nodes hold 100,000 containers: the service-link variables every
+    pod of a Deployment shares are one tuple, not one per container."""
+    env = tuple((f"SVC_{i}_SERVICE_HOST", f"10.96.0.{i}") for i in range(7))
+    a, b = FakeRuntime(clock=clock), FakeRuntime(clock=clock)
+    ids = [run(r, sandbox(r, name).id, env=tuple(list(env)), labels={"pod": name})
+           for r, name in ((a, "one"), (b, "two"))]
+    first, second = a._containers[ids[0]], b._containers[ids[1]]
+    assert first.config.env == env and first.config.env is second.config.env
+    assert first.config.mounts is second.config.mounts
+    # Labels: one copy for the status and the config, not the caller's dict.
+    assert first.status.labels == {"pod": "one"} and first.status.labels is first.config.labels
+    other = run(a, sandbox(a, "three").id, env=(("X", "1"),))
+    assert a._containers[other].config.env == (("X", "1"),)
+    assert a._containers[other].config.env is not first.config.env
+    assert state(a, other).labels == {}
