@@ -24,6 +24,14 @@ decoder keeps one copy of each:
 * **Bounded.** At most ``limit`` parts are remembered; when full, the memory
   starts over (parts already handed out stay with whoever holds them, so a
   repeated part then exists once more, not once per object).
+* **Small objects are only interned.** A text shorter than ``min_size``
+  (:data:`DEFAULT_MIN_SIZE`) keeps its keys and short strings interned but
+  its parts are not looked up or remembered: such an object is mostly its own
+  identity (a node Lease is its name, owner, resourceVersion and renew time),
+  and the 500 Lease renewals a second of 5,000 hollow nodes would otherwise
+  keep a stream of unique parts alive until the memory starts over, which made
+  the garbage collector run full collections (measured: 2 full and 17 middle
+  collections a minute instead of none and 1, 1.3 % of a core).
 
 Safe to call from many threads: the memory is a plain dict, and two threads
 decoding the same part at once each get a correct copy (one of them is kept).
@@ -44,6 +52,9 @@ INTERN_MAX = 64
 #: Parts remembered before the memory starts over: about 200 bytes each (the
 #: key tuple and the dict slot), so a few megabytes at most.
 DEFAULT_LIMIT = 20_000
+#: Texts shorter than this are interned only (see the module contract); a pod
+#: or a node is 2-3 KB, a node Lease under 500 bytes.
+DEFAULT_MIN_SIZE = 1024
 
 # Marks an array's key, so that an array never looks like an object (an object
 # whose first key is "[" would otherwise share its key with a one-item array).
@@ -53,15 +64,24 @@ _DICT = dict
 _LIST = list
 
 
+def _interned(pairs: list[tuple[str, Any]],
+              _intern: Callable[[str], str] = sys.intern) -> dict[str, Any]:
+    """An object with its keys and short string values interned (small texts)."""
+    return {_intern(k): (_intern(v) if type(v) is _STR and len(v) <= INTERN_MAX else v)
+            for k, v in pairs}
+
+
 class SharedDecoder:
     """``decode(raw)``: see the module contract."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT, *, min_size: int = DEFAULT_MIN_SIZE) -> None:
         if limit < 1:
             raise ValueError("limit must be at least 1")
         self.limit = limit
+        self.min_size = min_size
         self._parts: dict[tuple[Any, ...], Any] = {}
         self._decoder = json.JSONDecoder(object_pairs_hook=self._object)
+        self._interning = json.JSONDecoder(object_pairs_hook=_interned)
 
     def __len__(self) -> int:
         """How many parts are remembered now."""
@@ -69,6 +89,8 @@ class SharedDecoder:
 
     def decode(self, raw: str) -> Any:
         """``raw`` decoded (see the module contract); never change the result."""
+        if len(raw) < self.min_size:
+            return self._interning.decode(raw)
         return self._decoder.decode(raw)
 
     def _keep(self, key: tuple[Any, ...], value: Any) -> Any:

@@ -39,7 +39,7 @@ def ids(value: Any) -> list[int]:
     '{"z":1,"a":2,"m":3}',  # key order kept
 ])
 def test_decode_equals_json_loads(raw: str) -> None:
-    got = SharedDecoder().decode(raw)
+    got = SharedDecoder(min_size=0).decode(raw)
     assert got == json.loads(raw)
     assert repr(got) == repr(json.loads(raw))
 
@@ -58,7 +58,7 @@ def test_decode_equals_json_loads(raw: str) -> None:
     ('{"a":{}}', '{"a":[]}'),
 ])
 def test_parts_python_calls_equal_are_not_merged(first: str, second: str) -> None:
-    decoder = SharedDecoder()
+    decoder = SharedDecoder(min_size=0)
     a = decoder.decode('{"x":' + first + "}")
     b = decoder.decode('{"x":' + second + "}")
     assert repr(a) == repr(json.loads('{"x":' + first + "}"))
@@ -67,7 +67,7 @@ def test_parts_python_calls_equal_are_not_merged(first: str, second: str) -> Non
 
 
 def test_equal_parts_of_different_objects_are_one_object() -> None:
-    decoder = SharedDecoder()
+    decoder = SharedDecoder(min_size=0)
     template = {"kind": "Pod", "spec": {
         "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}],
         "securityContext": {}, "containers": [{"name": "c", "args": ["a", ["b"]]}]}}
@@ -84,7 +84,7 @@ def test_equal_parts_of_different_objects_are_one_object() -> None:
 
 
 def test_keys_and_short_strings_are_interned_long_ones_are_not() -> None:
-    decoder = SharedDecoder()
+    decoder = SharedDecoder(min_size=0)
     short, long = "s" * INTERN_MAX, "l" * (INTERN_MAX + 1)
     a = decoder.decode(json.dumps({"k": short, "x": [short, long], "long": long, "n": 1}))
     b = decoder.decode(json.dumps({"k": short, "x": [short, long + "!"], "long": long, "n": 2}))
@@ -94,7 +94,7 @@ def test_keys_and_short_strings_are_interned_long_ones_are_not() -> None:
 
 
 def test_the_memory_is_bounded_and_starts_over() -> None:
-    decoder = SharedDecoder(limit=10)
+    decoder = SharedDecoder(limit=10, min_size=0)
     first = decoder.decode('{"p":{"shared":1}}')["p"]
     for i in range(30):
         decoder.decode(json.dumps({"u": {"i": i}}))
@@ -113,7 +113,7 @@ def test_limit_must_be_positive() -> None:
 
 
 def test_deep_copy_unshares_parts_deepcopy_keeps_shared() -> None:
-    obj = SharedDecoder().decode(
+    obj = SharedDecoder(min_size=0).decode(
         '{"status":{},"spec":{"template":{"spec":{"securityContext":{}}}},"l":[[],[]]}')
     assert obj["status"] is obj["spec"]["template"]["spec"]["securityContext"]
     kept = copy.deepcopy(obj)  # why deep_copy exists: deepcopy keeps the alias
@@ -143,3 +143,15 @@ def test_deep_copy_makes_dict_subclasses_plain() -> None:
     from collections import OrderedDict
     got = deep_copy({"o": OrderedDict(a=[1])})
     assert type(got["o"]) is dict and got == {"o": {"a": [1]}}
+
+
+def test_small_texts_are_interned_but_their_parts_not_remembered() -> None:
+    decoder = SharedDecoder(min_size=200)
+    small = '{"spec":{"holderIdentity":"n1"},"metadata":{"name":"n1"}}'
+    a, b = decoder.decode(small), decoder.decode(small)
+    assert a == b == json.loads(small) and len(decoder) == 0
+    assert a["spec"] is not b["spec"]
+    assert next(iter(a["spec"])) is next(iter(b["spec"]))  # keys interned still
+    assert a["spec"]["holderIdentity"] is b["spec"]["holderIdentity"]
+    big = json.dumps({"spec": {"holderIdentity": "n1"}, "pad": "x" * 200})
+    assert decoder.decode(big)["spec"] is decoder.decode(big)["spec"] and len(decoder) > 0

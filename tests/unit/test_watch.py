@@ -328,9 +328,11 @@ def test_decode_shared_is_json_loads(raw: str) -> None:
 
 def test_shared_copies_of_two_objects_share_their_keys_and_short_values(store: Store) -> None:
     long = "z" * 65
+    # A pod of a few kilobytes (small texts are interned only: see shared_json).
+    spec = {"containers": [{"name": f"c{i}", "image": "busybox"} for i in range(40)]}
     for name, phase in (("a", "Running"), ("b", "Pending")):
-        store.create("pods", {**pod(name, {"app": "web"}), "status": {"phase": phase,
-                                                                         "message": long}})
+        store.create("pods", {**pod(name, {"app": "web"}), "spec": spec,
+                              "status": {"phase": phase, "message": long}})
     a = store.get_shared("pods", "default", "a")
     b = store.get_shared("pods", "default", "b")
     key = lambda d, k: next(x for x in d if x == k)  # noqa: E731 - the dict's own key object
@@ -342,7 +344,7 @@ def test_shared_copies_of_two_objects_share_their_keys_and_short_values(store: S
     assert a["metadata"]["labels"] is b["metadata"]["labels"]
     assert a["status"] is not b["status"]
     assert a["status"]["message"] is not b["status"]["message"]
-    assert a["spec"] is b["spec"]  # {} in both
+    assert a["spec"] is b["spec"]
     fresh = store.get("pods", "default", "b")
     assert fresh["status"]["phase"] == "Pending"
     assert fresh["metadata"]["labels"] is not b["metadata"]["labels"]
