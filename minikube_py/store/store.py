@@ -185,6 +185,10 @@ class Store:
         self._state_bytes = 0
         self._due_records = compact_records
         self._lock = threading.RLock()
+        # Watchers reached inside an exclusive() block, woken at its end; None
+        # outside one. Only the thread holding the lock touches these.
+        self._batch_depth = 0
+        self._batch_wakes: set[Watch] | None = None
         self._compact_lock = threading.Lock()
         self._closed = False
         self._dirlock = DirLock(self.directory)
@@ -361,7 +365,7 @@ class Store:
         if old is not None:
             old.retire()
         self._rv = rv
-        table.history.append(event, entry, old)
+        table.history.append(event, entry, old, self._batch_wakes)
         self._after_write()
         result: Object = entry.shared() if shared else json.loads(raw)
         return result
@@ -381,7 +385,8 @@ class Store:
         old.retire()
         table.sorted_keys = None
         self._rv = rv
-        table.history.append(DELETED, self._entry(table.info, stored, raw, rv), old)
+        table.history.append(DELETED, self._entry(table.info, stored, raw, rv), old,
+                             self._batch_wakes)
         self._after_write()
         return stored
 
@@ -397,9 +402,30 @@ class Store:
         scheduled again before it can run), so a batch pays that once instead
         of once per write. Other writers wait meanwhile: keep blocks short, and
         never wait inside one for another thread that may need the store.
+
+        Each write is in the journal when its call returns, as outside a block;
+        the watchers it reached are woken once, when the block ends (their
+        events are queued at once and a reader that is awake sees them): a
+        watcher woken per write would take the interpreter lock from this
+        thread once per write (500 lease renewals a second at 5,000 nodes).
         """
-        with self._lock:
-            yield
+        wakes: set[Watch] | None = None
+        try:
+            with self._lock:
+                outer = self._batch_depth == 0
+                if outer:
+                    self._batch_wakes = set()
+                self._batch_depth += 1
+                try:
+                    yield
+                finally:
+                    self._batch_depth -= 1
+                    if outer:
+                        wakes, self._batch_wakes = self._batch_wakes, None
+        finally:
+            # Also when the block failed: the writes it made are stored.
+            for watch in wakes or ():
+                watch.wake()
 
     def _after_write(self) -> None:
         if self._journal.records >= self._due_records:

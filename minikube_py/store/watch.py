@@ -193,7 +193,12 @@ class History:
         """Oldest sequence number still retained."""
         return max(0, self.head - self.capacity)
 
-    def append(self, type: str, new: Entry, old: Entry | None) -> None:
+    def append(self, type: str, new: Entry, old: Entry | None,
+               wake: set[Watch] | None = None) -> None:
+        """Record a change and queue it for the watchers it can reach.
+
+        ``wake``: collect those watchers here instead of waking each at once
+        (a batch of writes wakes them once at its end, :meth:`Watch.wake`)."""
         with self._lock:
             seq = self.head
             slot = seq % self.capacity
@@ -206,16 +211,16 @@ class History:
             self._rvs.append(new.rv)
             self.head = seq + 1
             for watch in self._unindexed:
-                watch._offer(change)
+                watch._offer(change, wake)
             for field, buckets in self._index.items():
                 value = new.fields.get(field, "")
                 for watch in buckets.get(value, ()):
-                    watch._offer(change)
+                    watch._offer(change, wake)
                 if old is not None:
                     before = old.fields.get(field, "")
                     if before != value:
                         for watch in buckets.get(before, ()):
-                            watch._offer(change)
+                            watch._offer(change, wake)
 
     def start_after(self, rv: int) -> int:
         """The first sequence number whose event is newer than ``rv``.
@@ -317,8 +322,9 @@ class Watch:
         return change.new.fields.get(field, "") == value or (
             change.old is not None and change.old.fields.get(field, "") == value)
 
-    def _offer(self, change: _Change) -> None:
-        """Queue a change (called by the history, under its lock)."""
+    def _offer(self, change: _Change, wake: set[Watch] | None = None) -> None:
+        """Queue a change (called by the history, under its lock); wake the
+        reader now, or add this watch to ``wake`` for the caller to wake later."""
         with self._cond:
             if self._overflow:
                 return
@@ -327,6 +333,15 @@ class Watch:
                 self._changes.clear()
             else:
                 self._changes.append(change)
+            if wake is None:
+                self._cond.notify()
+        if wake is not None:
+            wake.add(self)
+
+    def wake(self) -> None:
+        """Wake a reader waiting for the changes queued meanwhile (the end of a
+        batch of writes; see :meth:`History.append`)."""
+        with self._cond:
             self._cond.notify()
 
     @property

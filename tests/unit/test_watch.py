@@ -348,3 +348,63 @@ def test_shared_copies_of_two_objects_share_their_keys_and_short_values(store: S
     fresh = store.get("pods", "default", "b")
     assert fresh["status"]["phase"] == "Pending"
     assert fresh["metadata"]["labels"] is not b["metadata"]["labels"]
+
+
+def _reader(watch: Any, got: list[str], first: threading.Event, n: int) -> threading.Thread:
+    def read() -> None:
+        for _ in range(n):
+            ev = watch.next(timeout=30)  # far longer than the waits below
+            if ev is None:
+                return
+            got.append(ev.object["metadata"]["name"])
+            first.set()
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    return t
+
+
+def test_writes_in_an_exclusive_block_wake_a_waiting_watcher_once_at_its_end(store: Store):
+    """500 lease renewals a second must not each wake the watchers (and take the
+    interpreter lock from the writer): a block's events are queued at once and
+    its watchers woken when it ends, nested blocks at the outermost end."""
+    w = store.watch("pods", resource_version=str(store.resource_version))
+    got: list[str] = []
+    first = threading.Event()
+    reader = _reader(w, got, first, 4)
+    with store.exclusive():
+        store.create("pods", pod("a"))
+        with store.exclusive():
+            store.create("pods", pod("b"))
+        store.create("pods", pod("c"))
+        assert w.queued == 3  # queued at once, in order
+        # A reader woken per write would have its first event by now.
+        assert not first.wait(0.3), f"woken inside the block: {got}"
+    assert first.wait(3)
+    store.create("pods", pod("d"))  # outside a block: woken at once, as before
+    reader.join(5)
+    assert got == ["a", "b", "c", "d"]
+    w.stop()
+
+
+def test_a_block_that_fails_still_wakes_the_watchers_of_its_writes(store: Store):
+    w = store.watch("pods", resource_version=str(store.resource_version))
+    got: list[str] = []
+    first = threading.Event()
+    reader = _reader(w, got, first, 1)
+    with pytest.raises(RuntimeError), store.exclusive():
+        store.create("pods", pod("a"))
+        raise RuntimeError("the caller's own failure")
+    assert first.wait(3)
+    reader.join(5)
+    assert got == ["a"]
+    assert w.next(timeout=0) is None
+    w.stop()
+
+
+def test_a_reader_that_is_awake_sees_a_blocks_events_before_it_ends(store: Store):
+    w = store.watch("pods", resource_version=str(store.resource_version))
+    with store.exclusive():
+        store.create("pods", pod("a"))
+        event = w.next(timeout=0.5)
+        assert event is not None and event.object["metadata"]["name"] == "a"
+    w.stop()
