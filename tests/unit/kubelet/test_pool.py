@@ -273,3 +273,13 @@ def test_timer_duties_due_within_a_tick_run_in_one_round(client: LocalClient, tm
         assert rounds <= span / tick + 2, (rounds, span)
     else:  # spread over the period: one wake-up per beat, near enough
         assert rounds > len(times) / 2, (rounds, len(times))
+
+
+@pytest.mark.parametrize(("interval", "tick", "expected"),
+                         [(10.0, None, 1.0), (0.2, None, 0.02), (10.0, 0.1, 0.1)])
+def test_the_timer_tick_is_a_tenth_of_the_heartbeat_period_unless_given(
+        client: LocalClient, interval: float, tick: float | None, expected: float) -> None:
+    """At 10 s heartbeats the timer wakes at most once a second: one round of a
+    tenth of the nodes costs less per lease than ten rounds of a hundredth."""
+    pool = KubeletPool(client, heartbeat_interval=interval, timer_tick=tick)
+    assert pool.timer_tick == pytest.approx(expected)
