@@ -582,7 +582,7 @@ class PodSyncer:
         if self.volumes is None:
             return None, False
         uid = str(pod["metadata"].get("uid", ""))
-        failures = tuple(self.volumes.set_up(pod, pod_dir(self.state_dir, uid)))
+        failures = tuple(self.volumes.set_up(pod, lambda: pod_dir(self.state_dir, uid)))
         with self._lock:
             if not failures:
                 self._mount_failures.pop(uid, None)

@@ -36,7 +36,7 @@ ConfigMap was deleted, say), and the pod goes on running as in Kubernetes.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -57,9 +57,16 @@ PLUGIN_DIRS: Final = {"configMap": "kubernetes.io~configmap",
 def data_volume_dir(pod_root: Path, volume: Mapping[str, Any]) -> Path | None:
     """Where an API-data volume lives under the pod's directory; None for
     other volume types."""
+    plugin = _plugin_dir(volume)
+    if plugin is None:
+        return None
+    return pod_root / "volumes" / plugin / str(volume.get("name", ""))
+
+
+def _plugin_dir(volume: Mapping[str, Any]) -> str | None:
     for source, plugin in PLUGIN_DIRS.items():
         if isinstance(volume.get(source), Mapping):
-            return pod_root / "volumes" / plugin / str(volume.get("name", ""))
+            return plugin
     return None
 
 
@@ -88,8 +95,10 @@ class VolumeManager:
         # of a pod's resync with a removal.
         self._lock = threading.Lock()
 
-    def set_up(self, pod: Mapping[str, Any], pod_root: Path) -> list[tuple[str, str, bool]]:
-        """Write every API-data volume of ``pod``; ``(volume, message,
+    def set_up(self, pod: Mapping[str, Any],
+               pod_root: Path | Callable[[], Path]) -> list[tuple[str, str, bool]]:
+        """Write every API-data volume of ``pod`` under ``pod_root`` (or what
+        it returns, asked only when files are written); ``(volume, message,
         mounted)`` of those that failed (empty: all ready). ``mounted``: the
         volume was set up before and keeps its last content (a refresh that
         failed: the pod goes on, as Kubernetes' mounted volumes stay
@@ -97,23 +106,29 @@ class VolumeManager:
         failures: list[tuple[str, str, bool]] = []
         uid = str((pod.get("metadata") or {}).get("uid", ""))
         for volume in (pod.get("spec") or {}).get("volumes") or []:
-            target = data_volume_dir(pod_root, volume)
-            if target is None:
+            plugin = _plugin_dir(volume)
+            if plugin is None:
                 continue
             name = str(volume.get("name", ""))
+            # Paths only where files are written: a hollow node's pod resyncs
+            # every few minutes, 100,000 of them, and paths cost more than the
+            # payload's own checks.
+            target: Path | None = None
             if self.files:
-                ensure_pod_dir(pod_root)
+                root = pod_root() if callable(pod_root) else pod_root
+                ensure_pod_dir(root)
+                target = root / "volumes" / plugin / name
             try:
                 payload = volume_payload(pod, volume, sources=self.sources, tokens=self.tokens,
                                          allocatable=self.allocatable)
                 with self._lock:
-                    if self.files:
+                    if target is not None:
                         target.mkdir(parents=True, exist_ok=True, mode=0o750)
                         AtomicWriter(target).write(payload)
                     else:
                         self._set_up.setdefault(uid, set()).add(name)
             except (ConfigError, ValueError, OSError) as exc:
-                mounted = ((target / DATA_DIR).is_symlink() if self.files
+                mounted = ((target / DATA_DIR).is_symlink() if target is not None
                            else name in self._set_up.get(uid, ()))
                 failures.append((name, str(exc), mounted))
         return failures

@@ -421,3 +421,44 @@ def test_equal_env_and_mounts_are_kept_once_across_runtimes(clock):
     assert a._containers[other].config.env == (("X", "1"),)
     assert a._containers[other].config.env is not first.config.env
     assert state(a, other).labels == {}
+
+
+def test_lookups_by_pod_and_by_sandbox_equal_a_scan_in_creation_order(rt):
+    """The indexes behind a hollow pod's resync (by pod UID, by pod name, the
+    containers of a sandbox) give what filtering everything gives, in the same
+    order, also after removals and for a pod with a second sandbox."""
+    from minikube_py.runtime.base import LABEL_NAME, LABEL_NAMESPACE, LABEL_POD_UID
+
+    def pod_sandbox(ns: str, name: str, uid: str):
+        return rt.run_sandbox(SandboxConfig(
+            uid=uid, namespace=ns, name=name, node="node-1",
+            labels={LABEL_NAMESPACE: ns, LABEL_NAME: name, LABEL_POD_UID: uid}))
+
+    made = [pod_sandbox("default", "web", "u1"), pod_sandbox("other", "web", "u2"),
+            pod_sandbox("default", "db", "u3"), pod_sandbox("default", "web", "u1"),
+            pod_sandbox("default", "web", "u4"), sandbox(rt, "unlabelled")]
+    containers = {sb.id: [run(rt, sb.id, "a"), run(rt, sb.id, "b")] for sb in made}
+    rt.remove_container(containers[made[0].id][0])
+    rt.remove_sandbox(made[2].id)
+    rt.remove_sandbox(made[4].id)
+    filters = [{LABEL_POD_UID: "u1"}, {LABEL_POD_UID: "u3"}, {LABEL_POD_UID: "nope"},
+               {LABEL_NAME: "web"}, {LABEL_NAMESPACE: "default", LABEL_NAME: "web"},
+               {LABEL_NAMESPACE: "other", LABEL_NAME: "web", LABEL_POD_UID: "u2"},
+               {LABEL_POD_UID: "u1", LABEL_NAME: "db"}, {LABEL_NAME: "db"},
+               {LABEL_NAMESPACE: "default"}, {"app": "unlabelled"}, {}]
+    everything = rt.list_sandboxes()
+    assert [s.id for s in everything] == [s.id for s in made if s not in (made[2], made[4])]
+    for wanted in filters:
+        scan = [s.id for s in everything
+                if all(s.labels.get(k) == v for k, v in wanted.items())]
+        assert [s.id for s in rt.list_sandboxes(wanted)] == scan, wanted
+    assert [s.id for s in rt.list_sandboxes({LABEL_POD_UID: "u1"})] == [made[0].id, made[3].id]
+    all_containers = rt.list_containers()
+    for sb in made:
+        scan = [c.id for c in all_containers if c.sandbox_id == sb.id]
+        assert [c.id for c in rt.list_containers(sb.id)] == scan
+    assert [c.id for c in rt.list_containers(made[0].id)] == containers[made[0].id][1:]
+    assert rt.list_containers(made[2].id) == []  # removed with its sandbox
+    # A new sandbox of a removed pod's UID is found, and only it.
+    again = pod_sandbox("default", "db", "u3")
+    assert [s.id for s in rt.list_sandboxes({LABEL_POD_UID: "u3"})] == [again.id]

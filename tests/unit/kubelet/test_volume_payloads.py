@@ -170,3 +170,38 @@ def test_a_failing_token_source_fails_the_volume_with_its_message():
     with pytest.raises(ConfigError, match=r'^serviceaccounts "builder" not found$'):
         payload({"projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}},
                 tokens=TokenCache(Failing(), clock=FakeClock()))
+
+
+@pytest.mark.parametrize("files", [True, False])
+def test_the_volume_manager_asks_for_the_pod_directory_only_when_it_writes_files(
+        tmp_path, files: bool) -> None:
+    """A hollow node (no files) resyncs 100,000 pods: it never builds their paths;
+    a real node writes each volume under the directory it is given."""
+    from minikube_py.kubelet.volumes import VolumeManager
+
+    asked: list[bool] = []
+
+    def pod_root():
+        asked.append(True)
+        return tmp_path / "pods" / "u-1"
+
+    manager = VolumeManager(Objects(("configmap", CM)), TokenCache(None, clock=FakeClock(0)),
+                            files=files)
+    pod = {**POD, "spec": {**POD["spec"], "volumes": [
+        {"name": "conf", "configMap": {"name": "settings"}},
+        {"name": "info", "downwardAPI": {"items": [
+            {"path": "name", "fieldRef": {"fieldPath": "metadata.name"}}]}},
+        {"name": "scratch", "emptyDir": {}}]}}
+    assert manager.set_up(pod, pod_root) == []
+    written = tmp_path / "pods" / "u-1" / "volumes"
+    if files:
+        assert asked
+        assert (written / "kubernetes.io~configmap" / "conf" / "mode").read_text() == "fast"
+        assert (written / "kubernetes.io~downward-api" / "info" / "name").read_text() == "web"
+    else:
+        assert not asked
+        assert not written.exists()
+    missing = {**pod, "spec": {**pod["spec"], "volumes": [
+        {"name": "gone", "configMap": {"name": "absent"}}]}}
+    (failure,) = manager.set_up(missing, pod_root)
+    assert failure[0] == "gone" and "not found" in failure[1] and failure[2] is False
