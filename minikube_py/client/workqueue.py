@@ -26,9 +26,16 @@ threads :meth:`~WorkQueue.get` a key, reconcile it, and call
 
 Waiting is on a condition variable, never a sleep-poll: a worker blocked in
 :meth:`~WorkQueue.get` wakes when a key is added or when the earliest delayed
-key falls due. The clock is injectable (``clock``, monotonic seconds); with a
-fake clock, advance it and call :meth:`~WorkQueue.get` with a timeout (or
-:meth:`~WorkQueue.wake`) to let due keys through.
+key falls due. Only one waiting worker keeps time for the delayed keys (as
+client-go's delaying queue has one waiting loop); the others sleep until a key
+is queued, and a worker that takes a key passes the time-keeping (or the next
+queued key) on to a sleeper. So a key falling due wakes about two threads,
+not every idle worker, and a delayed add wakes a sleeper only when it is due
+before the time kept (100,000 hollow pods resync every 10-15 minutes: about
+150 keys a second fall due and are added again). The clock is injectable
+(``clock``, monotonic seconds); with a fake clock, advance it and call
+:meth:`~WorkQueue.get` with a timeout (or :meth:`~WorkQueue.wake`) to let due
+keys through.
 """
 
 from __future__ import annotations
@@ -191,6 +198,11 @@ class WorkQueue(Generic[K]):
         self._waiting: dict[K, float] = {}
         self._seq = itertools.count()
         self._shutting_down = False
+        # Threads waiting in get(), and whether one of them waits for the
+        # earliest delayed key (until ``_keeper_until``, on the queue's clock).
+        self._sleepers = 0
+        self._keeper = False
+        self._keeper_until = 0.0
 
     # ------------------------------------------------------------------ adds
 
@@ -200,13 +212,18 @@ class WorkQueue(Generic[K]):
             self._add_locked(key)
 
     def _add_locked(self, key: K) -> None:
+        if self._enqueue_locked(key):
+            self._cond.notify()
+
+    def _enqueue_locked(self, key: K) -> bool:
+        """Queue ``key`` (see :meth:`add`); whether it joined the queue."""
         if self._shutting_down or key in self._dirty:
-            return
+            return False
         self._dirty.add(key)
         if key in self._processing:
-            return  # re-queued by done()
+            return False  # re-queued by done()
         self._queue.append(key)
-        self._cond.notify()
+        return True
 
     def add_after(self, key: K, delay: float) -> None:
         """Queue ``key`` once ``delay`` seconds have passed."""
@@ -222,8 +239,13 @@ class WorkQueue(Generic[K]):
                 return
             self._waiting[key] = ready_at
             heapq.heappush(self._heap, (ready_at, next(self._seq), key))
-            # A sleeping worker may need to wake earlier than it planned.
-            self._cond.notify_all()
+            if self._keeper:
+                if ready_at < self._keeper_until:
+                    # Due before the time kept: the keeper must wait less (and
+                    # only a broadcast is sure to reach it).
+                    self._cond.notify_all()
+            elif self._sleepers:
+                self._cond.notify()  # a sleeper takes up the time-keeping
 
     def add_rate_limited(self, key: K) -> None:
         """Queue ``key`` after the rate limiter's delay (a retry)."""
@@ -239,7 +261,8 @@ class WorkQueue(Generic[K]):
     # ------------------------------------------------------------------ take
 
     def _promote_due_locked(self) -> float | None:
-        """Move due delayed keys into the queue; seconds until the next one."""
+        """Move due delayed keys into the queue (the caller wakes whoever is
+        needed for them); seconds until the next one."""
         now = self._clock()
         while self._heap:
             ready_at, _, key = self._heap[0]
@@ -250,8 +273,14 @@ class WorkQueue(Generic[K]):
                 return ready_at - now
             heapq.heappop(self._heap)
             del self._waiting[key]
-            self._add_locked(key)
+            self._enqueue_locked(key)
         return None
+
+    def _pass_on_locked(self, next_due: float | None) -> None:
+        """A worker leaves get(): wake one sleeper if a key is still queued or
+        nobody keeps time for the delayed keys."""
+        if self._sleepers and (self._queue or (next_due is not None and not self._keeper)):
+            self._cond.notify()
 
     def get(self, timeout: float | None = None) -> K | None:
         """The next key, blocking until one is ready.
@@ -269,14 +298,27 @@ class WorkQueue(Generic[K]):
                     key = self._queue.popleft()
                     self._processing.add(key)
                     self._dirty.discard(key)
+                    self._pass_on_locked(next_due)
                     return key
-                wait = next_due
+                keeper = next_due is not None and not self._keeper
+                wait = next_due if keeper else None
                 if deadline is not None:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
+                        self._pass_on_locked(next_due)
                         return None
                     wait = remaining if wait is None else min(wait, remaining)
-                self._cond.wait(wait)
+                if keeper:
+                    assert wait is not None
+                    self._keeper = True
+                    self._keeper_until = self._clock() + wait
+                self._sleepers += 1
+                try:
+                    self._cond.wait(wait)
+                finally:
+                    self._sleepers -= 1
+                    if keeper:
+                        self._keeper = False
 
     def done(self, key: K) -> None:
         """Mark ``key`` processed; re-queue it if it was added meanwhile."""

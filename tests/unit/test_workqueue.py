@@ -150,6 +150,74 @@ def test_shorter_add_after_wakes_a_sleeping_getter():
     assert got == ["fast"]
 
 
+def _counting_wakes(q: WorkQueue[str]) -> list[int]:
+    """Record every return from a wait on ``q``'s condition (a thread woken)."""
+    woken: list[int] = []
+    real = q._cond.wait
+
+    def wait(timeout: float | None = None) -> bool:
+        got = real(timeout)
+        woken.append(threading.get_ident())
+        return got
+    q._cond.wait = wait  # type: ignore[method-assign]
+    return woken
+
+
+def _workers(q: WorkQueue[str], n: int, seen: list[tuple[str, float]]) -> list[threading.Thread]:
+    def work() -> None:
+        while (key := q.get()) is not None:
+            seen.append((key, time.monotonic()))
+            q.done(key)
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(n)]
+    for t in threads:
+        t.start()
+    wait_for(lambda: q._sleepers == n, "every worker asleep", timeout=5)
+    return threads
+
+
+def test_delayed_keys_falling_due_wake_about_two_workers_each_not_all():
+    """Idle workers must not all wake for each delayed key (100,000 hollow pods
+    resync every 10-15 minutes): one keeps time, the one that takes the key
+    hands the time-keeping on. Each key still comes out once, not before its time."""
+    q: WorkQueue[str] = WorkQueue()
+    woken = _counting_wakes(q)
+    seen: list[tuple[str, float]] = []
+    threads = _workers(q, 4, seen)
+    start = time.monotonic()
+    keys = {f"k{i}": 0.05 * (i + 1) for i in range(12)}
+    for key, delay in keys.items():
+        q.add_after(key, delay)
+    wait_for(lambda: len(seen) == len(keys), "every key processed", timeout=10)
+    q.shut_down()
+    for t in threads:
+        t.join(5)
+    assert sorted(k for k, _ in seen) == sorted(keys)
+    for key, at in seen:
+        assert at - start >= keys[key] - 0.01, key
+    before_shutdown = len(woken) - 4  # shut_down wakes each worker once more
+    assert before_shutdown <= 3 * len(keys), before_shutdown  # about 2 a key; 4 without
+
+
+def test_a_delayed_add_due_after_the_time_kept_wakes_nobody():
+    q: WorkQueue[str] = WorkQueue()
+    woken = _counting_wakes(q)
+    seen: list[tuple[str, float]] = []
+    threads = _workers(q, 3, seen)
+    q.add_after("first", 30)  # one sleeper starts keeping time for it
+    wait_for(lambda: q._keeper, "a time-keeper", timeout=5)
+    settled = len(woken)
+    for i in range(20):
+        q.add_after(f"later-{i}", 60 + i)
+    q.add("now")  # a queued key still wakes a worker at once
+    wait_for(lambda: [k for k, _ in seen] == ["now"], "the queued key", timeout=5)
+    assert len(woken) - settled <= 2, woken[settled:]
+    q.add_after("sooner", 0.05)  # due before the time kept: the keeper wakes for it
+    wait_for(lambda: [k for k, _ in seen] == ["now", "sooner"], "the sooner key", timeout=5)
+    q.shut_down()
+    for t in threads:
+        t.join(5)
+
+
 # ------------------------------------------------------------------ rate limiting
 
 
