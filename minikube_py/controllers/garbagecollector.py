@@ -76,13 +76,12 @@ def default_resources() -> tuple[str, ...]:
     return tuple(k.plural for k in kinds.KINDS if k.plural != "events")
 
 
-def _same_graph_fields(before: Mapping[str, Any], after: Mapping[str, Any],
-                       old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+def _same_graph_fields(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
     """Whether an update leaves what a graph :class:`Node` holds as it was
     (``before``/``after``: the two versions' metadata)."""
     return (before.get("ownerReferences") == after.get("ownerReferences")
             and bool(before.get("deletionTimestamp")) == bool(after.get("deletionTimestamp"))
-            and _finalizers(old) == _finalizers(new))
+            and before.get("finalizers") == after.get("finalizers"))
 
 
 def _finalizers(obj: Mapping[str, Any]) -> tuple[str, ...]:
@@ -177,7 +176,7 @@ class GarbageCollector(Controller):
             before, after = _meta(old), _meta(obj)
             if before.get("uid") != after.get("uid"):
                 self._forget(old)  # replaced under the same name between two lists
-            elif _same_graph_fields(before, after, old, obj) and \
+            elif _same_graph_fields(before, after) and \
                     after.get("uid") in self._nodes:
                 # Nothing the graph holds changed (a status write, a lease renewal:
                 # 500 a second at 5,000 nodes): as Kubernetes' graph builder, whose

@@ -96,9 +96,9 @@ class VolumeManager:
         self._lock = threading.Lock()
 
     def set_up(self, pod: Mapping[str, Any],
-               pod_root: Path | Callable[[], Path]) -> list[tuple[str, str, bool]]:
-        """Write every API-data volume of ``pod`` under ``pod_root`` (or what
-        it returns, asked only when files are written); ``(volume, message,
+               pod_root: Callable[[], Path]) -> list[tuple[str, str, bool]]:
+        """Write every API-data volume of ``pod`` under the directory
+        ``pod_root()`` gives (asked only when files are written); ``(volume, message,
         mounted)`` of those that failed (empty: all ready). ``mounted``: the
         volume was set up before and keeps its last content (a refresh that
         failed: the pod goes on, as Kubernetes' mounted volumes stay
@@ -115,7 +115,7 @@ class VolumeManager:
             # payload's own checks.
             target: Path | None = None
             if self.files:
-                root = pod_root() if callable(pod_root) else pod_root
+                root = pod_root()
                 ensure_pod_dir(root)
                 target = root / "volumes" / plugin / name
             try:
