@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import kinds
@@ -324,76 +324,162 @@ def _fast(schema: Schema, value: Any) -> Any:
     nothing to report; raises :class:`_Slow` at the first thing the decoder
     would report or treat specially. Most writes are well-formed objects from
     our own loops and clients: this path builds no field paths and no error
-    lists, and costs about half of the full walk per write."""
-    kind = schema.type
-    cls = type(value)
+    lists. Each schema node is compiled once into a check of its own (see
+    :func:`_compile`), so a value costs one call per node and no dispatch on
+    the node's type."""
+    check = _CHECKS.get(schema)
+    if check is None:
+        check = _compile(schema)
+    return check(value)
+
+
+_Check = Callable[[Any], Any]
+#: Compiled checks by schema node (nodes compare by identity). Filled lazily;
+#: an object's check is registered before its fields are compiled (schemas
+#: are recursive), so another thread may briefly see it with fields missing:
+#: it then gives up (``_Slow``) and the full walk answers, which is correct.
+_CHECKS: dict[Schema, _Check] = {}
+
+
+def _check_for(schema: Schema) -> _Check:
+    check = _CHECKS.get(schema)
+    return check if check is not None else _compile(schema)
+
+
+def _compile(schema: Schema) -> _Check:
+    """The check :func:`_fast` runs for ``schema``: returns the decoded value
+    or raises :class:`_Slow`. Every check refuses ``None``, so containers need
+    not look for ``null`` members themselves."""
+    kind, fmt = schema.type, schema.fmt
+    check: _Check
     if kind == OBJECT:
-        if cls is not dict:
-            raise _Slow
-        fields = schema.fields
-        assert fields is not None
-        out: dict[str, Any] = {}
-        for name, item in value.items():
-            field = fields.get(name) if type(name) is str else None
-            if field is None or item is None:
+        fields: dict[str, _Check] = {}
+        get = fields.get
+
+        def check(value: Any) -> Any:
+            if type(value) is not dict:
                 raise _Slow
-            out[name] = _fast(field, item)
-        return out
-    if kind == LIST:
-        if cls is not list:
-            raise _Slow
-        items = schema.items
-        assert items is not None
-        result = []
-        for item in value:
-            if item is None:
-                raise _Slow
-            result.append(_fast(items, item))
-        return result
-    if kind == MAP:
-        if cls is not dict:
-            raise _Slow
-        items = schema.items
-        assert items is not None
-        entries: dict[str, Any] = {}
-        for key, item in value.items():
-            if type(key) is not str or item is None:
-                raise _Slow
-            entries[key] = _fast(items, item)
-        return entries
+            out = {}
+            for name, item in value.items():
+                field = get(name)
+                if field is None or type(name) is not str:
+                    raise _Slow
+                if field is _plain_string:
+                    # Most fields are plain strings: checked here, not called.
+                    if type(item) is not str:
+                        raise _Slow
+                    out[name] = item
+                else:
+                    out[name] = field(item)
+            return out
+        _CHECKS[schema] = check
+        assert schema.fields is not None
+        for name, node in schema.fields.items():
+            fields[name] = _check_for(node)
+        return check
+    if kind in (LIST, MAP):
+        _CHECKS[schema] = check = _container(kind, schema)
+        return check
     if kind == STRING:
-        if cls is str and (schema.fmt != "byte" or _base64_error_at(value) is None):
-            return value
+        if fmt == "byte":
+            def check(value: Any) -> Any:
+                if type(value) is str and _base64_error_at(value) is None:
+                    return value
+                raise _Slow
+        else:
+            check = _plain_string
     elif kind == BOOLEAN:
-        if cls is bool:
-            return value
-    elif kind == INTEGER:
-        if cls is int:
-            low, high = _INT_RANGES.get(schema.fmt, _INT_RANGES["int64"])
-            if low <= value <= high:
+        def check(value: Any) -> Any:
+            if type(value) is bool:
                 return value
+            raise _Slow
+    elif kind == INTEGER:
+        low, high = _INT_RANGES.get(fmt, _INT_RANGES["int64"])
+
+        def check(value: Any) -> Any:
+            if type(value) is int and low <= value <= high:
+                return value
+            raise _Slow
     elif kind == NUMBER:
-        if cls is int or cls is float:
-            return value
+        def check(value: Any) -> Any:
+            if type(value) is int or type(value) is float:
+                return value
+            raise _Slow
     elif kind == INT_OR_STRING:
-        if cls is int or cls is str:
-            return value
+        def check(value: Any) -> Any:
+            if type(value) is int or type(value) is str:
+                return value
+            raise _Slow
     elif kind == TIME:
-        if cls is str and _RFC3339.match(value):
-            return value
+        match = _RFC3339.match
+
+        def check(value: Any) -> Any:
+            if type(value) is str and match(value):
+                return value
+            raise _Slow
     elif kind == QUANTITY:
-        if cls is str or cls is int or cls is float:
-            try:
-                Quantity.parse(value)
-            except QuantityError:
-                raise _Slow from None
-            return value
+        def check(value: Any) -> Any:
+            cls = type(value)
+            if cls is str or cls is int or cls is float:
+                try:
+                    Quantity.parse(value)
+                except QuantityError:
+                    raise _Slow from None
+                return value
+            raise _Slow
     elif kind == FREE_FORM:
-        if cls is dict:
+        def check(value: Any) -> Any:
+            if type(value) is dict:
+                return deep_copy(value)
+            raise _Slow
+    else:  # ANY
+        def check(value: Any) -> Any:
+            if value is None:
+                raise _Slow
             return deep_copy(value)
-    elif kind == ANY:
-        return deep_copy(value)
+    _CHECKS[schema] = check
+    return check
+
+
+def _plain_string(value: Any) -> Any:
+    """The check of every string field without a format (objects test for
+    this very function and check such fields inline)."""
+    if type(value) is str:
+        return value
     raise _Slow
+
+
+def _container(kind: str, schema: Schema) -> _Check:
+    """A list's or a map's check; its items' check is compiled on first use
+    (the items may be the container's own ancestor)."""
+    assert schema.items is not None
+    node = schema.items
+    items: list[_Check] = []
+
+    def item_check() -> _Check:
+        if not items:
+            items.append(_check_for(node))
+        return items[0]
+
+    if kind == LIST:
+        def check(value: Any) -> Any:
+            if type(value) is not list:
+                raise _Slow
+            each = items[0] if items else item_check()
+            return [each(item) for item in value]
+        return check
+
+    def check_map(value: Any) -> Any:
+        if type(value) is not dict:
+            raise _Slow
+        each = items[0] if items else item_check()
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _Slow
+            out[key] = each(item)
+        return out
+    return check_map
 
 
 def _run(obj: Mapping[str, Any]) -> tuple[str, str, _Decoder, dict[str, Any]]:

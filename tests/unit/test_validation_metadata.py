@@ -122,3 +122,46 @@ def test_at_most_one_controller():
     assert str(err).endswith(
         ': Only one reference can have Controller set to true. Found "true" in references for '
         "ReplicaSet/a and ReplicaSet/b")
+
+
+# ------------------------------------------------ update: the unchanged shortcut
+
+STORED_META = {"name": "web", "namespace": "default", "uid": "u-1", "resourceVersion": "7",
+               "generation": 3, "creationTimestamp": "2026-11-27T03:08:17Z",
+               "labels": {"app": "web"}, "annotations": {"a": "b"},
+               "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": "n1",
+                                    "uid": "u-2"}],
+               "finalizers": ["example.com/keep"]}
+
+
+@pytest.mark.parametrize("change, reported", [
+    ({"resourceVersion": "8"}, []),
+    ({}, []),
+    ({"resourceVersion": ""}, ["metadata.resourceVersion: Invalid value: \"\": "
+                               "must be specified for an update"]),
+    ({"resourceVersion": "8", "name": "other"}, ["metadata.name"]),
+    ({"resourceVersion": "8", "uid": "u-9"}, ["metadata.uid"]),
+    ({"resourceVersion": "8", "generation": 2}, ["metadata.generation"]),
+    ({"resourceVersion": "8", "creationTimestamp": "2026-11-28T03:08:17Z"},
+     ["metadata.creationTimestamp"]),
+    ({"resourceVersion": "8", "labels": {"bad label!": "x"}}, ["metadata.labels"]),
+    ({"resourceVersion": "8", "finalizers": ["no-slash"]}, ["metadata.finalizers[0]"]),
+])
+def test_an_update_reports_the_same_with_or_without_the_unchanged_shortcut(
+        change: dict, reported: list[str]) -> None:
+    """Metadata equal to the stored one but for its resourceVersion reports
+    nothing without a full check; any other change is checked in full. The
+    full path is forced by handing the same metadata in a read-only mapping
+    (the shortcut takes plain dicts only)."""
+    from types import MappingProxyType
+
+    from minikube_py.api.validation_meta import validate_object_meta_update
+
+    new = {**STORED_META, **change}
+    quick = [str(e) for e in validate_object_meta_update(new, dict(STORED_META))]
+    full = [str(e) for e in validate_object_meta_update(MappingProxyType(new),
+                                                         MappingProxyType(STORED_META))]
+    assert quick == full
+    assert len(quick) == len(reported)
+    for text, start in zip(quick, reported, strict=True):
+        assert text.startswith(start), text
