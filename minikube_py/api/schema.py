@@ -322,11 +322,12 @@ class _Slow(Exception):
 def _fast(schema: Schema, value: Any) -> Any:
     """What ``_Decoder().value(schema, value, path)`` returns, for a value with
     nothing to report; raises :class:`_Slow` at the first thing the decoder
-    would report or treat specially. Most writes are well-formed objects from
-    our own loops and clients: this path builds no field paths and no error
-    lists. Each schema node is compiled once into a check of its own (see
-    :func:`_compile`), so a value costs one call per node and no dispatch on
-    the node's type."""
+    would report or treat specially (a ``null`` object field is dropped here
+    too; a ``null`` list item or map value is left to the full walk). Most
+    writes are well-formed objects from our own loops and clients: this path
+    builds no field paths and no error lists. Each schema node is compiled
+    once into a check of its own (see :func:`_compile`), so a value costs one
+    call per node and no dispatch on the node's type."""
     check = _CHECKS.get(schema)
     if check is None:
         check = _compile(schema)
@@ -364,6 +365,10 @@ def _compile(schema: Schema) -> _Check:
                 field = get(name)
                 if field is None or type(name) is not str:
                     raise _Slow
+                if item is None:
+                    # Absent, as in the full walk (Go leaves the field unset): a
+                    # kubelet's conditions carry ``"lastProbeTime": null``.
+                    continue
                 if field is _plain_string:
                     # Most fields are plain strings: checked here, not called.
                     if type(item) is not str:
@@ -545,6 +550,11 @@ def type_errors(root: Schema, value: Any) -> list[str]:
     """Every place where ``value`` has another JSON type than ``root`` says, in
     document order (``metadata: expected object, got string "xx"``). Unknown
     fields and nulls are not type errors; nothing is copied or changed."""
+    try:
+        _fast(root, value)
+        return []  # the fast path takes only what the full walk reports nothing in
+    except _Slow:
+        pass
     decoder = _Decoder(copies=False)
     decoder.value(root, value, "")
     return decoder.type_errors

@@ -108,7 +108,8 @@ def test_the_fast_path_agrees_with_the_full_decoder_or_gives_up(case: tuple[Sche
 
 @pytest.mark.parametrize("bad, path", [
     ({"spec": {"containers": [{"name": "c", "image": "i", "bogus": 1}]}}, "unknown"),
-    ({"spec": {"containers": [{"name": "c", "image": None}]}}, "null"),
+    ({"spec": {"containers": [None]}}, "null list item"),
+    ({"metadata": {"labels": {"a": None}}}, "null map value"),
     ({"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": "x"}}}]}},
      "quantity"),
     ({"spec": {"activeDeadlineSeconds": True}}, "type"),
@@ -118,6 +119,20 @@ def test_the_fast_path_agrees_with_the_full_decoder_or_gives_up(case: tuple[Sche
 def test_the_fast_path_gives_up_on_what_the_decoder_reports(bad: dict, path: str) -> None:
     with pytest.raises(_Slow):
         _fast(schema.field_schema("Pod"), {"apiVersion": "v1", "kind": "Pod", **bad})
+
+
+def test_a_null_object_field_is_dropped_as_the_decoder_drops_it() -> None:
+    """Go leaves a ``null`` field unset; the kubelet's conditions carry
+    ``"lastProbeTime": null``, so its status writes must not need the full walk."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "uid": None},
+           "status": {"conditions": [{"type": "Ready", "status": "True",
+                                      "lastProbeTime": None}]}}
+    full = _Decoder()
+    slow = full._object(schema.field_schema("Pod"), pod, "")
+    fast = _fast(schema.field_schema("Pod"), pod)
+    assert fast == slow == {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+                            "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    assert pod["status"]["conditions"][0]["lastProbeTime"] is None  # the input is kept
 
 
 def test_a_kubelet_shaped_pod_takes_the_fast_path() -> None:
