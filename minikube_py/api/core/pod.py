@@ -20,6 +20,7 @@ from ..jsoncopy import deep_copy
 from ..qos import qos_class
 from ..resource import KindInfo, Resource
 from ..validation_pod import validate_ephemeral_update, validate_pod, validate_pod_update
+from ..validation_pod_status import validate_pod_status_update
 from .pod_table import POD_COLUMNS, print_pod
 
 INFO = KindInfo(
@@ -91,7 +92,8 @@ RESOURCE = Resource(
     validate=validate_pod,
     validate_update=validate_pod_update,
     update_subresource={"ephemeralcontainers": _ephemeral_containers},
-    validate_subresource_update={"ephemeralcontainers": validate_ephemeral_update},
+    validate_subresource_update={"ephemeralcontainers": validate_ephemeral_update,
+                                 "status": validate_pod_status_update},
     generation="spec",
     initial_status=initial_status,
     field_value=field_value,
