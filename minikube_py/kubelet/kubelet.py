@@ -71,7 +71,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api.errors import BadRequest, Expired, NotFound
-from ..client.base import Client, Object, WatchStream
+from ..client.base import Client, Object, WatchStream, for_caches
 from ..client.events import EventRecorder
 from ..client.workqueue import WorkQueue
 from ..nodes import HostInfo, HostReadings, NodeSpec
@@ -198,8 +198,11 @@ class Kubelet:
                                    time_scale=probe_time_scale, on_change=self.queue.add)
         base, cap = restart_backoff
         self.backoff = RestartBackoff(base=base, cap=cap, reset=backoff_reset, clock=clock)
-        # ConfigMaps and Secrets, read through the API (env and volumes alike).
-        sources = ClientSources(client)
+        # ConfigMaps and Secrets, read through the API (env and volumes alike);
+        # only read (their contents are copied out), so an in-process client may
+        # hand out the store's shared copies: every resync reads the pod's
+        # projected volume sources again.
+        sources = ClientSources(for_caches(client))
         self.syncer = PodSyncer(client, runtime, self.recorder, node=node.name, host_ip=host.ip,
                                 state_dir=self.state_dir, clock=clock, admitter=self.admitter,
                                 backoff=self.backoff, probes=self.probes,

@@ -101,7 +101,9 @@ class ObjectSource(Protocol):
 
 
 class ClientSources:
-    """:class:`ObjectSource` over the API: one GET per call, nothing cached."""
+    """:class:`ObjectSource` over the API: one GET per call, nothing cached.
+    What a GET returns is only read (copied into :class:`SourceData`), so the
+    client may be one that hands out shared read-only copies."""
 
     def __init__(self, client: Client) -> None:
         self.client = client
