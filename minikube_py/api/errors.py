@@ -39,10 +39,14 @@ class FieldPath:
         return cls(()).child(*names)
 
     def child(self, *names: str) -> FieldPath:
-        parts = list(self.parts)
+        parts = self.parts
+        if len(names) == 1:
+            # The usual call; validation builds a path for nearly every field.
+            return FieldPath((*parts, "." + names[0] if parts else names[0]))
+        grown = list(parts)
         for name in names:
-            parts.append(("." if parts else "") + name)
-        return FieldPath(tuple(parts))
+            grown.append(("." if grown else "") + name)
+        return FieldPath(tuple(grown))
 
     def index(self, i: int) -> FieldPath:
         return FieldPath((*self.parts, f"[{i}]"))
