@@ -126,6 +126,10 @@ _CANNOT_RUN_EXIT = 128
 _VANISHED = re.compile(r"read /proc/\d+/(cgroup|stat)\S*: no such process")
 _VANISHED_RETRIES = 5
 _VANISHED_DELAY = 0.05
+#: Podman 4.3 force-removing a pod whose container exits meanwhile: the SIGKILL
+#: finds it stopped ("container state improper") and the removal fails; asked
+#: again, it finds the container stopped and removes it.
+_STOPPED_MEANWHILE = re.compile(r"container state improper")
 
 
 def _image_id(raw: Any) -> str:
@@ -354,9 +358,21 @@ class PodmanRuntime:
                        parse_time(data.get("Created")) or self._clock())
 
     def _delete_pod(self, pod_id: str) -> None:
-        with contextlib.suppress(PodmanNotFound):
-            self._api.json("DELETE", f"/pods/{pod_id}", params={"force": "true", "timeout": "0"},
-                           timeout=DEFAULT_TIMEOUT + _STOP_SLACK, what=f"removing pod {pod_id}")
+        """Force-remove a pod; asked again while a member stops under the kill
+        (see :data:`_STOPPED_MEANWHILE`); gone already is done."""
+        for attempt in range(_VANISHED_RETRIES + 1):
+            try:
+                self._api.json("DELETE", f"/pods/{pod_id}",
+                               params={"force": "true", "timeout": "0"},
+                               timeout=DEFAULT_TIMEOUT + _STOP_SLACK,
+                               what=f"removing pod {pod_id}")
+                return
+            except PodmanNotFound:
+                return
+            except ContainerRuntimeError as exc:
+                if attempt == _VANISHED_RETRIES or not _STOPPED_MEANWHILE.search(str(exc)):
+                    raise
+                time.sleep(_VANISHED_DELAY * (attempt + 1))
 
     def stop_sandbox(self, sandbox_id: str, timeout: float = 0) -> None:
         seconds = math.ceil(max(0.0, timeout))

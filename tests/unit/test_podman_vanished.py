@@ -52,3 +52,50 @@ def test_it_gives_up_after_a_few_tries():
     with pytest.raises(ContainerRuntimeError, match="no such process"):
         get(api)
     assert api.calls == 6
+
+
+# Force-removing a pod whose container exits meanwhile (Podman 4.3): the kill
+# finds the container stopped and the removal fails; asked again, it succeeds.
+STOPPED = ("removing pod p: 2 errors occurred: * removing container c from pod p: cannot "
+           "remove container c as it could not be stopped: sending SIGKILL to container c: "
+           "container state improper: stopped")
+
+
+class FlakyDelete:
+    def __init__(self, errors: list[Exception]) -> None:
+        self.errors = errors
+        self.calls: list[tuple[str, str]] = []
+
+    def json(self, method: str, path: str, **_: Any) -> Any:
+        self.calls.append((method, path))
+        if self.errors:
+            raise self.errors.pop(0)
+        return {}
+
+
+def delete(api: FlakyDelete) -> None:
+    PodmanRuntime._delete_pod(SimpleNamespace(_api=api), "p")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("errors, calls", [
+    ([], 1),
+    ([ContainerRuntimeError(STOPPED)], 2),
+    ([ContainerRuntimeError(STOPPED), ContainerRuntimeError(STOPPED)], 3),
+    ([PodmanNotFound("no such pod")], 1),  # gone already: done
+])
+def test_a_pod_removal_is_asked_again_when_a_member_stopped_meanwhile(
+        errors: list[Exception], calls: int) -> None:
+    api = FlakyDelete(errors)
+    delete(api)
+    assert api.calls == [("DELETE", "/pods/p")] * calls
+
+
+def test_other_removal_errors_pass_at_once_and_retries_end():
+    api = FlakyDelete([ContainerRuntimeError("removing pod p: some other failure")])
+    with pytest.raises(ContainerRuntimeError, match="some other failure"):
+        delete(api)
+    assert len(api.calls) == 1
+    api = FlakyDelete([ContainerRuntimeError(STOPPED) for _ in range(20)])
+    with pytest.raises(ContainerRuntimeError, match="state improper"):
+        delete(api)
+    assert len(api.calls) == 6
