@@ -132,6 +132,23 @@ _VANISHED_DELAY = 0.05
 _STOPPED_MEANWHILE = re.compile(r"container state improper")
 
 
+def _asked_again(call: Callable[[], Any], transient: re.Pattern[str]) -> Any:
+    """``call()``, asked again (up to :data:`_VANISHED_RETRIES` times, a little
+    later each time) while it fails with an error ``transient`` matches: Podman
+    4.3 races with processes that end under it. NotFound and any other error
+    pass at once."""
+    for attempt in range(_VANISHED_RETRIES + 1):
+        try:
+            return call()
+        except PodmanNotFound:
+            raise
+        except ContainerRuntimeError as exc:
+            if attempt == _VANISHED_RETRIES or not transient.search(str(exc)):
+                raise
+            time.sleep(_VANISHED_DELAY * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 def _image_id(raw: Any) -> str:
     text = str(raw or "")
     return text if not text or text.startswith("sha256:") else f"sha256:{text}"
@@ -252,16 +269,7 @@ class PodmanRuntime:
         as it inspected it (4.3 answers 500 "read /proc/<pid>/cgroup: no such
         process" for a container that just ended; a moment later it reports
         the container exited)."""
-        for attempt in range(_VANISHED_RETRIES + 1):
-            try:
-                return self._api.json("GET", path, what=what)
-            except PodmanNotFound:
-                raise
-            except ContainerRuntimeError as exc:
-                if attempt == _VANISHED_RETRIES or not _VANISHED.search(str(exc)):
-                    raise
-                time.sleep(_VANISHED_DELAY * (attempt + 1))
-        raise AssertionError("unreachable")
+        return _asked_again(lambda: self._api.json("GET", path, what=what), _VANISHED)
 
     def _inspect_pod(self, pod_id: str) -> dict[str, Any]:
         try:
@@ -360,19 +368,11 @@ class PodmanRuntime:
     def _delete_pod(self, pod_id: str) -> None:
         """Force-remove a pod; asked again while a member stops under the kill
         (see :data:`_STOPPED_MEANWHILE`); gone already is done."""
-        for attempt in range(_VANISHED_RETRIES + 1):
-            try:
-                self._api.json("DELETE", f"/pods/{pod_id}",
-                               params={"force": "true", "timeout": "0"},
-                               timeout=DEFAULT_TIMEOUT + _STOP_SLACK,
-                               what=f"removing pod {pod_id}")
-                return
-            except PodmanNotFound:
-                return
-            except ContainerRuntimeError as exc:
-                if attempt == _VANISHED_RETRIES or not _STOPPED_MEANWHILE.search(str(exc)):
-                    raise
-                time.sleep(_VANISHED_DELAY * (attempt + 1))
+        with contextlib.suppress(PodmanNotFound):
+            _asked_again(lambda: self._api.json(
+                "DELETE", f"/pods/{pod_id}", params={"force": "true", "timeout": "0"},
+                timeout=DEFAULT_TIMEOUT + _STOP_SLACK, what=f"removing pod {pod_id}"),
+                _STOPPED_MEANWHILE)
 
     def stop_sandbox(self, sandbox_id: str, timeout: float = 0) -> None:
         seconds = math.ceil(max(0.0, timeout))
