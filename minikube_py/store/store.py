@@ -60,7 +60,7 @@ from ..api.errors import (
     ServiceUnavailable,
     forbidden,
 )
-from ..api.fields import FieldSelector, field_value
+from ..api.fields import FieldSelector, field_extractor
 from ..api.labels import Selector
 from ..api.timefmt import format_time
 from .encryption import DEFAULT_ENCRYPTED, Cipher, is_sealed
@@ -101,6 +101,8 @@ class StoreWriteError(InternalError):
 _NO_LABELS: Mapping[str, str] = MappingProxyType({})
 #: KindInfo.field_labels -> the field-name index of its stored versions.
 _FIELD_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
+#: KindInfo -> the function computing its field labels' values (api.fields).
+_FIELD_EXTRACTORS: dict[kinds.KindInfo, Callable[[Mapping[str, Any]], list[str]]] = {}
 
 
 def _spec_finalizers(info: kinds.KindInfo, obj: Mapping[str, Any]) -> bool:
@@ -322,8 +324,10 @@ class Store:
         if index is None:
             index = _FIELD_INDEXES[info.field_labels] = field_names(
                 ("metadata.name", "metadata.namespace", *info.field_labels))
-        values = (name, namespace, *[field_value(obj, label, info.kind)
-                                     for label in info.field_labels])
+        extract = _FIELD_EXTRACTORS.get(info)
+        if extract is None:
+            extract = _FIELD_EXTRACTORS[info] = field_extractor(info.kind, info.field_labels)
+        values = (name, namespace, *extract(obj))
         return Entry(raw, rv, namespace, name, labels, FieldValues(index, values))
 
     def _check_open(self) -> None:

@@ -276,3 +276,32 @@ def test_check_supported_rejects(kind, text, field):
         check_supported(parse_field_selector(text), by_kind(kind))
     assert info.value.message == f"field label not supported: {field}"
     assert info.value.to_status()["reason"] == "BadRequest"
+
+
+# ------------------------------------------------------ the store's extractor
+
+JOB = {"kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+       "status": {"succeeded": 2}}
+ODD = {  # non-mappings along a path, numbers, floats and null in the leaves
+    "metadata": {"name": "odd", "namespace": ["not", "a", "string"]},
+    "spec": "a string where a mapping belongs",
+    "status": {"phase": None, "podIP": 7, "replicas": 2.0, "podIPs": "x"},
+    "involvedObject": {"kind": True, "name": 1.5, "uid": {"nested": 1}},
+    "source": None, "reason": 0, "type": False,
+}
+
+
+@pytest.mark.parametrize("obj", [POD, PENDING_POD, NODE, READY_NODE, EVENT, NEW_EVENT,
+                                 REPLICA_SET, JOB, ODD, {}],
+                         ids=["pod", "pending-pod", "node", "ready-node", "event",
+                              "new-event", "replicaset", "job", "odd", "empty"])
+def test_field_extractor_gives_field_value_for_every_kind(obj):
+    """The store's compiled extractor is field_value, label by label, for
+    every served kind (derived fields included) and any object shape."""
+    from minikube_py.api.fields import field_extractor, field_value
+    from minikube_py.api.kinds import KINDS
+
+    for info in KINDS:
+        labels = ("metadata.name", "metadata.namespace", *info.field_labels)
+        expected = [field_value(obj, label, info.kind) for label in labels]
+        assert field_extractor(info.kind, labels)(obj) == expected, info.kind
