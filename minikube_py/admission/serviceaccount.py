@@ -34,7 +34,6 @@ Mirror (static) pods are out of scope: they are left as they come.
 from __future__ import annotations
 
 import random
-import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from typing import Any, Final
 
 from ..api import kinds
 from ..api.errors import Forbidden, NotFound
+from ..api.randomness import name_suffix
 from . import namespaces
 from .storage import Object, Storage
 
@@ -59,14 +59,8 @@ VOLUME_PREFIX: Final = "kube-api-access"
 TOKEN_EXPIRATION_SECONDS: Final = 3607
 ROOT_CA_CONFIGMAP: Final = "kube-root-ca.crt"
 MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
-#: ``utilrand.String``'s alphabet: no vowels (no words), nothing confusable.
-_NAME_ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"
 #: Live look-ups of the ``default`` account before giving up (Kubernetes: 10).
 DEFAULT_ATTEMPTS: Final = 10
-
-
-def _random_suffix() -> str:
-    return "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
 
 
 def _retry_interval() -> float:
@@ -148,7 +142,7 @@ class ServiceAccountAdmission:
     sleep: Callable[[float], None] = time.sleep
     interval: Callable[[], float] = _retry_interval
     volume_name: Callable[[], str] = field(
-        default=lambda: f"{VOLUME_PREFIX}-{_random_suffix()}")
+        default=lambda: f"{VOLUME_PREFIX}-{name_suffix()}")
 
     def admit_create(self, pod: Object, name: str) -> None:
         """Mutate a pod being created, or raise ``Forbidden`` / the namespace's

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ..api.randomness import new_uid
 from ..store.atomicfile import write_atomically
 
 __all__ = ["DEFAULT_EXPIRATION", "MIN_EXPIRATION", "TokenClaims", "TokenError", "TokenIssuer",
@@ -129,7 +130,7 @@ class TokenIssuer:
         if node is not None:
             private["node"] = {"name": node[0], "uid": node[1]}
         claims = {"aud": list(audiences) or list(self.audiences), "exp": expires, "iat": now,
-                  "nbf": now, "iss": self.issuer, "jti": str(uuid.uuid4()),
+                  "nbf": now, "iss": self.issuer, "jti": new_uid(),
                   "kubernetes.io": private,
                   "sub": f"system:serviceaccount:{namespace}:{service_account}"}
         return _sign({"alg": _ALGORITHM, "kid": self._kid, "typ": "JWT"}, claims,

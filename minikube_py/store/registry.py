@@ -30,9 +30,7 @@ Contracts:
 
 from __future__ import annotations
 
-import secrets
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -43,7 +41,7 @@ from ..admission.tolerations import (
     NOT_READY_TAINT,
     UNREACHABLE_TAINT,
 )
-from ..api import kinds, schema
+from ..api import kinds, randomness, schema
 from ..api.defaults import apply_defaults, canonicalize
 from ..api.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from ..api.timefmt import format_time
@@ -54,17 +52,11 @@ from .store import DeleteResult, Object, Store
 __all__ = ["DEFAULT_TOLERATION_SECONDS", "NOT_READY_TAINT", "SYSTEM_NAMESPACES",
            "UNREACHABLE_TAINT", "FieldValidation", "Registry"]
 
-# Kubernetes' generateName alphabet: no vowels (no words), no confusable characters.
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 #: ``names.MaxGeneratedNameLength``: the base is cut so base + 5 fits in 63.
 _MAX_GENERATED_BASE = 58
 #: RetryGenerateName (GA in 1.32): a generated name already taken is generated
 #: again, up to this many attempts in all, before AlreadyExists is returned.
 _NAME_ATTEMPTS = 8
-
-
-def _random_suffix() -> str:
-    return "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
 
 FieldValidation = str  # "Strict" | "Warn" | "Ignore"
 
@@ -73,7 +65,7 @@ class Registry:
     """Admission in front of a :class:`Store` (see the module contract)."""
 
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
-                 new_uid: Callable[[], str] = lambda: str(uuid.uuid4()),
+                 new_uid: Callable[[], str] = randomness.new_uid,
                  security: SecurityPolicy | None = None,
                  default_toleration_seconds: int | None = DEFAULT_TOLERATION_SECONDS,
                  service_network: ServiceNetwork | None = None,
@@ -83,7 +75,7 @@ class Registry:
         self.clock = clock
         self._new_uid = new_uid
         #: The five characters a generated name ends with (tests replace it).
-        self.name_suffix: Callable[[], str] = _random_suffix
+        self.name_suffix: Callable[[], str] = randomness.name_suffix
         # service_accounts: the ServiceAccount admission plugin (pods need an
         # existing account), off by default so a bare registry needs no
         # controller creating ``default`` accounts; the control plane turns it on.

@@ -1,0 +1,85 @@
+"""Object uids and generated-name suffixes, drawn from a buffer of random bytes.
+
+Every create takes a uid (``uuid.uuid4``: one ``getrandom`` system call) and
+every ``generateName`` five suffix characters (``secrets.choice``: a system
+call per character, more with rejections). Each such call releases the
+interpreter lock and takes it again, which a busy daemon pays with a thread
+switch: about fourteen per pod along the chain (its uid and name, four
+Events). :class:`RandomPool` reads the kernel's random bytes 4 KiB at a time
+instead and hands them out under a lock.
+
+Contracts:
+
+* :func:`new_uid` is an RFC 4122 version 4 UUID in its canonical text form,
+  as ``str(uuid.uuid4())``; its 122 random bits come from ``os.urandom``.
+* :func:`name_suffix` is ``n`` characters drawn uniformly from
+  :data:`NAME_ALPHABET` (Kubernetes' ``utilrand.String`` alphabet: no vowels,
+  so no words, nothing confusable), by rejection: no character is likelier.
+* A forked child starts with an empty buffer, so parent and child never hand
+  out the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+
+__all__ = ["NAME_ALPHABET", "RandomPool", "name_suffix", "new_uid"]
+
+#: ``utilrand.String``'s alphabet.
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+#: Bytes below this map uniformly onto the alphabet (the largest multiple of 27
+#: that fits in a byte); the rest are drawn again.
+_UNIFORM_BELOW = 256 - 256 % len(NAME_ALPHABET)
+_DRAW = 4096
+
+
+class RandomPool:
+    """Random bytes from ``os.urandom``, read :data:`_DRAW` bytes at a time.
+
+    Thread-safe; emptied in a forked child (see the module contract).
+    """
+
+    def __init__(self, draw: int = _DRAW) -> None:
+        self._draw = draw
+        self._lock = threading.Lock()
+        self._buffer = b""
+        self._pos = 0
+
+    def take(self, n: int) -> bytes:
+        """``n`` bytes no one else was given."""
+        with self._lock:
+            if self._pos + n > len(self._buffer):
+                self._buffer = os.urandom(max(self._draw, n))
+                self._pos = 0
+            chunk = self._buffer[self._pos:self._pos + n]
+            self._pos += n
+            return chunk
+
+    def reset(self) -> None:
+        """Forget the buffered bytes (a forked child must not reuse them)."""
+        with self._lock:
+            self._buffer = b""
+            self._pos = 0
+
+
+_POOL = RandomPool()
+os.register_at_fork(after_in_child=_POOL.reset)
+
+
+def new_uid() -> str:
+    """A fresh version 4 UUID as text (see the module contract)."""
+    return str(uuid.UUID(bytes=_POOL.take(16), version=4))
+
+
+def name_suffix(n: int = 5) -> str:
+    """``n`` uniform characters of :data:`NAME_ALPHABET`."""
+    out: list[str] = []
+    while len(out) < n:
+        for byte in _POOL.take(n - len(out) + 2):  # a couple spare for rejections
+            if byte < _UNIFORM_BELOW:
+                out.append(NAME_ALPHABET[byte % len(NAME_ALPHABET)])
+                if len(out) == n:
+                    break
+    return "".join(out)
