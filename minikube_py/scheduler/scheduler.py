@@ -47,6 +47,7 @@ from ..client.informer import Handlers, Informer, key_of
 from .decision import DecisionLog
 from .decision_file import DecisionFile
 from .framework import Framework, ScheduleResult
+from .podinfo import PodInfo
 from .queue import QueuedPod, SchedulingQueue, pod_key
 from .snapshot import Snapshot
 
@@ -242,11 +243,12 @@ class Scheduler:
             self.queue.done(qp)
             return None
         pod = current
+        info = PodInfo(pod)  # once for the cycle: the framework and the assumption share it
         with self._lock:
-            result = self.framework.schedule(pod, self.snapshot, rng=self._rng,
+            result = self.framework.schedule(info, self.snapshot, rng=self._rng,
                                              controller_selector=self.controller_selector)
             if result.node is not None:
-                self.snapshot.assume(pod, result.node)
+                self.snapshot.assume(info, result.node)
                 self._assumed[str(pod["metadata"].get("uid"))] = (pod, None)
         self.decision_log.add(result.decision)
         if self.pods.get(qp.key) is None:  # deleted meanwhile: its records go with it
