@@ -4,9 +4,10 @@ Every create takes a uid (``uuid.uuid4``: one ``getrandom`` system call) and
 every ``generateName`` five suffix characters (``secrets.choice``: a system
 call per character, more with rejections). Each such call releases the
 interpreter lock and takes it again, which a busy daemon pays with a thread
-switch: about fourteen per pod along the chain (its uid and name, four
-Events). :class:`RandomPool` reads the kernel's random bytes 4 KiB at a time
-instead and hands them out under a lock.
+switch: about fifteen per pod along the chain (its uid, a generated name,
+its four Events' uids, its service-account token's id). :class:`RandomPool`
+reads the kernel's random bytes 4 KiB at a time instead and hands them out
+under a lock.
 
 Contracts:
 
