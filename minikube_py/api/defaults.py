@@ -392,13 +392,32 @@ def _round_up_to_milli(q: Quantity) -> Quantity:
     return Quantity(q.nanos - rest + step, q.format)
 
 
+#: (text, in a resource list) -> its canonical form: the same few quantities
+#: ("100m", "500Mi") come back in every write of every pod. Bounded: cleared
+#: when full.
+_CANONICAL: dict[tuple[str, bool], str] = {}
+_CANONICAL_LIMIT = 4096
+
+
 def _canonical(value: Any, *, resource_list: bool) -> Any:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
+    """The canonical form of quantity ``value``: ``value`` itself (the same
+    object) when it is canonical already."""
+    if isinstance(value, str):
+        found = _CANONICAL.get((value, resource_list))
+        if found is None:
+            found = str(_quantity(value, resource_list))
+            if len(_CANONICAL) >= _CANONICAL_LIMIT:
+                _CANONICAL.clear()
+            _CANONICAL[(value, resource_list)] = found
+        return value if found == value else found
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return value
+    return str(_quantity(value, resource_list))
+
+
+def _quantity(value: str | int | float, resource_list: bool) -> Quantity:
     q = Quantity.parse(value)
-    if resource_list:
-        q = _round_up_to_milli(q)
-    return str(q)
+    return _round_up_to_milli(q) if resource_list else q
 
 
 #: Schema node -> whether a quantity can occur at or below it (nodes hash by identity).
@@ -420,17 +439,36 @@ def _quantity_below(schema: Schema) -> bool:
 
 
 def _walk(schema: Schema | None, value: Any, *, in_map: bool = False) -> Any:
+    """``value`` with its quantities canonical, copied on write: a dict or list
+    is rebuilt only when something under it changed, otherwise ``value``
+    itself is returned (nothing given is ever changed in place). Quantities
+    are mostly canonical already (every status write carries the stored
+    spec), so most writes rebuild nothing."""
     if schema is None or not _quantity_below(schema):
         return value
-    if schema.type == QUANTITY:
+    kind = schema.type
+    if kind == QUANTITY:
         return _canonical(value, resource_list=in_map)
-    if schema.type == OBJECT and isinstance(value, dict):
-        assert schema.fields is not None
-        return {k: _walk(schema.fields.get(k), v) for k, v in value.items()}
-    if schema.type == MAP and isinstance(value, dict):
-        return {k: _walk(schema.items, v, in_map=True) for k, v in value.items()}
-    if schema.type == LIST and isinstance(value, list):
-        return [_walk(schema.items, v) for v in value]
+    if kind in (OBJECT, MAP) and isinstance(value, dict):
+        fields = schema.fields if kind == OBJECT else None
+        below = schema.items
+        changed: dict[str, Any] | None = None
+        for k, v in value.items():
+            w = _walk(fields.get(k) if fields is not None else below, v, in_map=kind == MAP)
+            if w is not v:
+                if changed is None:
+                    changed = dict(value)
+                changed[k] = w
+        return value if changed is None else changed
+    if kind == LIST and isinstance(value, list):
+        items: list[Any] | None = None
+        for i, v in enumerate(value):
+            w = _walk(schema.items, v)
+            if w is not v:
+                if items is None:
+                    items = list(value)
+                items[i] = w
+        return value if items is None else items
     return value
 
 

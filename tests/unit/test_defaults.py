@@ -389,3 +389,48 @@ def test_canonicalize_node_and_template_and_list():
 def test_canonicalize_leaves_other_fields_alone():
     obj = pod({"containers": [{"name": "c", "image": "x", "ports": [{"containerPort": 80}]}]})
     assert canonicalize(obj) == obj
+
+
+def _two_containers(first_cpu: object) -> dict:
+    return pod({"containers": [
+        {"name": "a", "image": "x", "resources": {"requests": {"cpu": first_cpu}}},
+        {"name": "b", "image": "x", "resources": {"requests": {"memory": "500Mi"}}}],
+        "volumes": [{"name": "v", "emptyDir": {"sizeLimit": "1Gi"}}]})
+
+
+@pytest.mark.parametrize("owned", [True, False])
+@pytest.mark.parametrize(("first_cpu", "expected"), [("100m", "100m"), ("0.5", "500m"),
+                                                      (2, "2")])
+def test_canonicalize_copies_on_write_and_never_changes_its_input(owned, first_cpu, expected):
+    """Only what holds a rewritten quantity is rebuilt; the input stays as it
+    was, owned or not; without ``owned`` nothing is shared with it."""
+    obj = _two_containers(first_cpu)
+    before = copy.deepcopy(obj)
+    out = canonicalize(obj, owned=owned)
+    assert obj == before
+    assert out["spec"]["containers"][0]["resources"]["requests"]["cpu"] == expected
+    rewritten = expected != first_cpu
+    containers_in, containers_out = obj["spec"]["containers"], out["spec"]["containers"]
+    if not owned:
+        assert containers_out[1] is not containers_in[1]
+        assert out["spec"]["volumes"] is not obj["spec"]["volumes"]
+    elif rewritten:
+        assert containers_out is not containers_in and containers_out[0] is not containers_in[0]
+        assert containers_out[1] is containers_in[1]  # untouched: shared, not copied
+        assert out["spec"]["volumes"] is obj["spec"]["volumes"]
+    else:
+        assert out["spec"] is obj["spec"]  # nothing to rewrite: nothing rebuilt
+
+
+def test_canonical_forms_are_remembered_within_a_bound(monkeypatch):
+    from minikube_py.api import defaults
+
+    monkeypatch.setattr(defaults, "_CANONICAL", {})
+    monkeypatch.setattr(defaults, "_CANONICAL_LIMIT", 8)
+    for i in range(20):
+        obj = pod({"containers": [{"name": "c", "image": "x",
+                                   "resources": {"limits": {"cpu": f"{i}000m"}}}]})
+        cpu = canonicalize(obj)["spec"]["containers"][0]["resources"]["limits"]["cpu"]
+        assert cpu == str(i)
+        assert len(defaults._CANONICAL) <= 8
+    assert ("19000m", True) in defaults._CANONICAL  # what a resource list asked last
