@@ -59,10 +59,15 @@ class RandomPool:
             return chunk
 
     def reset(self) -> None:
-        """Forget the buffered bytes (a forked child must not reuse them)."""
-        with self._lock:
-            self._buffer = b""
-            self._pos = 0
+        """Forget the buffered bytes (a forked child must not reuse them).
+
+        Runs in a forked child, where no other thread exists: another thread
+        of the parent may have held the lock at the fork, and its copy would
+        stay locked for good, so the child gets a new lock instead of taking it.
+        """
+        self._lock = threading.Lock()
+        self._buffer = b""
+        self._pos = 0
 
 
 _POOL = RandomPool()

@@ -84,3 +84,41 @@ def test_a_forked_child_never_reuses_the_parents_bytes():
     os.waitpid(pid, 0)
     assert len(child) == 64
     assert child != randomness._POOL.take(64)
+
+
+def test_a_fork_while_another_thread_holds_the_pool_does_not_hang_the_child():
+    """A thread of the parent holding the pool's lock at the fork must not
+    leave the child's copy locked (subprocess runs the at-fork handlers when
+    given a preexec_fn)."""
+    import select
+    import threading
+
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with randomness._POOL._lock:
+            holding.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert holding.wait(5)
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                os.write(write, new_uid().encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        ready, _, _ = select.select([read], [], [], 5.0)
+        got = os.read(read, 64) if ready else b""
+        os.close(read)
+        if not got:
+            os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        assert uuid.UUID(got.decode()).version == 4, "the child hung on the pool's lock"
+    finally:
+        release.set()
+        holder.join()
