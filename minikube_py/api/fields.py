@@ -126,7 +126,8 @@ def _stringify(value: object) -> str:
 def _walk(obj: Mapping[str, Any], path: tuple[str, ...]) -> object:
     current: object = obj
     for part in path:
-        if not isinstance(current, Mapping):
+        # A plain dict (nearly always) needs no Mapping ABC check.
+        if type(current) is not dict and not isinstance(current, Mapping):
             return None
         current = current.get(part)
     return current
@@ -160,12 +161,7 @@ def field_extractor(kind: str,
                 if derived is not None:
                     out.append(_stringify(derived))
                     continue
-            current: object = obj
-            for part in path:  # _walk, inlined: a plain dict needs no ABC check
-                if type(current) is not dict and not isinstance(current, Mapping):
-                    current = None
-                    break
-                current = current.get(part)
+            current = _walk(obj, path)
             out.append(current if type(current) is str else _stringify(current))
         return out
 
