@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
-from ..api import kinds, printers
+from ..api import jsontext, kinds, printers
 from ..api.errors import BadRequest, Expired, MethodNotAllowed, NotFound, StatusError
 from ..api.fields import parse_field_selector
 from ..api.labels import parse_selector
@@ -90,7 +90,12 @@ def json_response(obj: Any, status: int = 200, *, yaml_out: bool = False,
         body = yaml.safe_dump(obj, sort_keys=False).encode()
         resp = Response(status, body, "application/yaml")
     else:
-        resp = Response(status, json.dumps(obj, separators=(",", ":")).encode())
+        try:
+            body = jsontext.dumps_bytes(obj)
+        except (TypeError, ValueError):  # what orjson does not write (an integer beyond
+            # 64 bits, a key not a string) is answered as before
+            body = json.dumps(obj, separators=(",", ":")).encode()
+        resp = Response(status, body)
     for w in warnings or ():
         resp.headers.append(("Warning", f'299 - "{w}"'.replace("\n", " ")))
     return resp

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ..api import jsontext
 from .decision import Decision, Preemption, ScorerColumn, Victim
 from .status import PASS, REASONS, Code
 
@@ -230,7 +231,7 @@ class DecisionFile:
 
 
 def _line(record: dict[str, Any]) -> bytes:
-    return json.dumps(record, separators=(",", ":")).encode() + b"\n"
+    return jsontext.dumps_bytes(record) + b"\n"
 
 
 def _decision(r: dict[str, Any], reasons: dict[int, int],

@@ -10,10 +10,12 @@ decoder keeps one copy of each:
 
 * **Equal to ``json.loads``.** ``decode(raw) == json.loads(raw)``, with the same
   key order and the same types (``true``, ``1`` and ``1.0`` stay apart: they
-  are never merged although Python calls them equal).
-* **Strings once.** Every object key, and every string value up to
-  :data:`INTERN_MAX` characters (names, enums, timestamps, images; in objects
-  and in arrays), is interned.
+  are never merged although Python calls them equal); for a small text (below)
+  that holds for every text the store writes (``jsontext.loads``: an integer
+  beyond 64 bits, which the store refuses to write, would read as a float).
+* **Strings once.** In texts of at least ``min_size``: every object key, and
+  every string value up to :data:`INTERN_MAX` characters (names, enums,
+  timestamps, images; in objects and in arrays), is interned.
 * **Equal parts once.** An object or array whose members are scalars or parts
   already kept is looked up by its contents and, when an equal one was decoded
   before, that one is returned instead (hash-consing, bottom-up: an object with
@@ -24,14 +26,19 @@ decoder keeps one copy of each:
 * **Bounded.** At most ``limit`` parts are remembered; when full, the memory
   starts over (parts already handed out stay with whoever holds them, so a
   repeated part then exists once more, not once per object).
-* **Small objects are only interned.** A text shorter than ``min_size``
-  (:data:`DEFAULT_MIN_SIZE`) keeps its keys and short strings interned but
-  its parts are not looked up or remembered: such an object is mostly its own
-  identity (a node Lease is its name, owner, resourceVersion and renew time),
-  and the 500 Lease renewals a second of 5,000 hollow nodes would otherwise
-  keep a stream of unique parts alive until the memory starts over, which made
-  the garbage collector run full collections (measured: 2 full and 17 middle
-  collections a minute instead of none and 1, 1.3 % of a core).
+* **Small objects are decoded plainly.** A text shorter than ``min_size``
+  (:data:`DEFAULT_MIN_SIZE`) is decoded by :func:`..api.jsontext.loads`
+  (orjson), its parts neither looked up nor remembered and its string values
+  not interned; its keys are still one object per spelling, through orjson's
+  own key cache. Such an object is mostly its own identity (a node Lease is
+  its name, owner, resourceVersion and renew time), and the 500 Lease
+  renewals a second of 5,000 hollow nodes would otherwise keep a stream of
+  unique parts alive until the memory starts over, which made the garbage
+  collector run full collections (measured: 2 full and 17 middle collections
+  a minute instead of none and 1, 1.3 % of a core); orjson decodes a Lease in
+  a sixth of the time the interning decoder took. The small objects held for
+  long are few (Leases, Services, ConfigMaps: Events have no informer), so
+  the values not interned cost little memory.
 
 Safe to call from many threads: the memory is a plain dict, and two threads
 decoding the same part at once each get a correct copy (one of them is kept).
@@ -43,6 +50,8 @@ import json
 import sys
 from collections.abc import Callable
 from typing import Any
+
+from ..api.jsontext import loads as _plain
 
 __all__ = ["INTERN_MAX", "SharedDecoder"]
 
@@ -64,13 +73,6 @@ _DICT = dict
 _LIST = list
 
 
-def _interned(pairs: list[tuple[str, Any]],
-              _intern: Callable[[str], str] = sys.intern) -> dict[str, Any]:
-    """An object with its keys and short string values interned (small texts)."""
-    return {_intern(k): (_intern(v) if type(v) is _STR and len(v) <= INTERN_MAX else v)
-            for k, v in pairs}
-
-
 class SharedDecoder:
     """``decode(raw)``: see the module contract."""
 
@@ -81,7 +83,6 @@ class SharedDecoder:
         self.min_size = min_size
         self._parts: dict[tuple[Any, ...], Any] = {}
         self._decoder = json.JSONDecoder(object_pairs_hook=self._object)
-        self._interning = json.JSONDecoder(object_pairs_hook=_interned)
 
     def __len__(self) -> int:
         """How many parts are remembered now."""
@@ -90,7 +91,7 @@ class SharedDecoder:
     def decode(self, raw: str) -> Any:
         """``raw`` decoded (see the module contract); never change the result."""
         if len(raw) < self.min_size:
-            return self._interning.decode(raw)
+            return _plain(raw)
         return self._decoder.decode(raw)
 
     def _keep(self, key: tuple[Any, ...], value: Any) -> Any:

@@ -10,7 +10,10 @@ text, so the file is assembled by string joining (about a millisecond for
 re-encoding every document inside one long ``json.dumps`` call that would
 hold the GIL and stall every other loop. The
 output is exactly TinyDB's format (``{"table": {"<doc_id>": {...}}}``), and the
-tests read it back through TinyDB.
+tests read it back through TinyDB. The file is ASCII, as :mod:`json` writes by
+default: the store's texts carry characters beyond ASCII as UTF-8
+(:mod:`..api.jsontext`), and such a text is escaped here, so the file reads
+the same whatever the reader's locale encoding.
 
 Contract: :func:`write_snapshot` replaces the file atomically (temp file,
 fsync, rename, fsync of the directory); a crash at any point leaves either the
@@ -56,6 +59,8 @@ def _chunks(rv: int, tables: Mapping[str, Iterable[str]]) -> Iterator[bytes]:
         parts.append(f",{json.dumps(name)}:{{")
         first = True
         for doc_id, raw in enumerate(raws, start=1):
+            if not raw.isascii():
+                raw = json.dumps(json.loads(raw), separators=(",", ":"))
             parts.append(f'"{doc_id}":{raw}' if first else f',"{doc_id}":{raw}')
             first = False
             pending += len(raw)
@@ -74,7 +79,7 @@ def read_snapshot(path: Path) -> tuple[int, dict[str, list[dict[str, Any]]]]:
     """
     if not path.exists():
         return 0, {}
-    db = TinyDB(path, access_mode="r")
+    db = TinyDB(path, access_mode="r", encoding="utf-8")
     try:
         # One parse through TinyDB's own storage: ``db.tables()`` followed by each
         # table's ``all()`` would re-read and re-parse the whole file per table.

@@ -47,7 +47,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ..api import kinds
+from ..api import jsontext, kinds
 from ..api.errors import (
     AlreadyExists,
     BadRequest,
@@ -115,16 +115,29 @@ def _spec_finalizers(info: kinds.KindInfo, obj: Mapping[str, Any]) -> bool:
     return isinstance(spec, Mapping) and bool(spec.get("finalizers"))
 
 
-#: One compact encoder for every write (``json.dumps`` with arguments builds a
-#: new encoder per call, a third of encoding a small object); it keeps no state.
-_ENCODE = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-
-
 def _dumps(obj: Any) -> str:
+    """The stored text of a write (:mod:`..api.jsontext`); BadRequest for what
+    the store cannot keep exactly."""
     try:
-        return _ENCODE(obj)
+        return jsontext.dumps(obj)
     except (TypeError, ValueError) as exc:
         raise BadRequest(f"object is not valid JSON: {exc}") from None
+
+
+def _dumps_loaded(obj: Any, source: Path) -> str:
+    """The stored text of an object read back from ``source`` at start-up. An
+    earlier version wrote with :mod:`json`, which also took integers beyond 64
+    bits and unpaired surrogates; such an object is kept as :mod:`json`
+    writes it (with a warning) rather than refused, so the daemon still starts
+    and nothing is lost (jsontext.loads reads it; an integer beyond 64 bits
+    then reads as a float, as Kubernetes' own decoder reads it)."""
+    try:
+        return jsontext.dumps(obj)
+    except (TypeError, ValueError) as exc:
+        name = (obj.get("metadata") or {}).get("name") if isinstance(obj, dict) else None
+        log.warning("%s: object %r holds what the store no longer writes (%s); kept as "
+                    "written before", source, name, exc)
+        return json.dumps(obj, separators=(",", ":"))
 
 
 #: Items as fresh dicts (for loops) or as JSON text (for the API server).
@@ -241,7 +254,8 @@ class Store:
                 continue
             for doc in docs:
                 obj = self._readable(table, doc, self.state_path)
-                self._install(table, obj, int(obj["metadata"]["resourceVersion"]))
+                self._install(table, obj, int(obj["metadata"]["resourceVersion"]),
+                              self.state_path)
         self._rv = snap_rv
         segments = list_segments(self.directory)
         replayed = 0
@@ -255,7 +269,7 @@ class Store:
                     log.warning("%s: skipping record for unknown resource %r", path, rec.resource)
                     continue
                 if rec.op == "put" and rec.obj is not None:
-                    self._install(table, self._readable(table, rec.obj, path), rec.rv)
+                    self._install(table, self._readable(table, rec.obj, path), rec.rv, path)
                 else:
                     table.entries.pop(rec.key, None)
                     table.sorted_keys = None
@@ -275,8 +289,8 @@ class Store:
         return self._cipher.unseal(doc, resource=table.info.plural,
                                    namespaced=table.info.namespaced, source=source)
 
-    def _install(self, table: _Table, obj: Object, rv: int) -> None:
-        entry = self._entry(table.info, obj, _dumps(obj), rv)
+    def _install(self, table: _Table, obj: Object, rv: int, source: Path) -> None:
+        entry = self._entry(table.info, obj, _dumps_loaded(obj, source), rv)
         key = self._key(table.info, entry.namespace, entry.name)
         if key not in table.entries:
             table.sorted_keys = None
@@ -376,7 +390,7 @@ class Store:
         self._rv = rv
         table.history.append(event, entry, old, self._batch_wakes)
         self._after_write()
-        result: Object = entry.shared() if shared else json.loads(raw)
+        result: Object = entry.shared() if shared else jsontext.loads(raw)
         return result
 
     def _sealed(self, entry: Entry) -> str:
@@ -475,7 +489,7 @@ class Store:
 
     def get(self, resource: str, namespace: str | None, name: str) -> Object:
         """A fresh copy of one object; raises NotFound."""
-        return json.loads(self.get_raw(resource, namespace, name))  # type: ignore[no-any-return]
+        return jsontext.loads(self.get_raw(resource, namespace, name))  # type: ignore[no-any-return]
 
     def get_raw(self, resource: str, namespace: str | None, name: str) -> str:
         return self._stored(resource, namespace, name).raw
@@ -563,7 +577,7 @@ class Store:
         """Objects sorted by namespace/name; ``limit`` pages with a continue token."""
         entries, rv, token, remaining = self._select(
             resource, namespace, label_selector, field_selector, limit, continue_token)
-        return Page([json.loads(e.raw) for e in entries], rv, token, remaining)
+        return Page([jsontext.loads(e.raw) for e in entries], rv, token, remaining)
 
     def list_shared(self, resource: str, *, namespace: str | None = None,
                     label_selector: Selector | None = None,
@@ -652,7 +666,7 @@ class Store:
             encoded = _dumps(new)
             if encoded == current.raw:
                 # Nothing changed: no write, no event, no new version.
-                unchanged: Object = current.shared() if shared else json.loads(current.raw)
+                unchanged: Object = current.shared() if shared else jsontext.loads(current.raw)
                 return unchanged
             return self._put(table, key, new, MODIFIED, current, encoded=encoded,
                              shared=shared)
@@ -706,7 +720,7 @@ class Store:
             current = table.entries.get(key)
             if current is None:
                 raise NotFound.of(info.plural, name, group=info.group)
-            obj = json.loads(current.raw)
+            obj = jsontext.loads(current.raw)
             meta = dict(obj.get("metadata") or {})
             for field, value in (preconditions or {}).items():
                 have = meta.get("uid" if field == "uid" else "resourceVersion")

@@ -48,13 +48,13 @@ from __future__ import annotations
 
 import bisect
 import collections
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..api import jsontext
 from ..api.errors import Expired
 from .shared_json import SharedDecoder
 
@@ -119,7 +119,7 @@ class Entry:
     def verify_shared(self) -> bool:
         """Whether the shared object (if any) still equals the stored text."""
         obj = self._obj
-        return obj is None or obj == json.loads(self.raw)
+        return obj is None or obj == jsontext.loads(self.raw)
 
 
 class WatchEvent:
@@ -136,7 +136,7 @@ class WatchEvent:
 
     @property
     def object(self) -> dict[str, Any]:
-        obj: dict[str, Any] = json.loads(self.raw)
+        obj: dict[str, Any] = jsontext.loads(self.raw)
         return obj
 
     @property
@@ -289,9 +289,9 @@ class History:
 
 
 def _with_rv(raw: str, rv: int) -> str:
-    obj = json.loads(raw)
+    obj = jsontext.loads(raw)
     obj.setdefault("metadata", {})["resourceVersion"] = str(rv)
-    return json.dumps(obj, separators=(",", ":"))
+    return jsontext.dumps(obj)
 
 
 class Watch:

@@ -123,6 +123,10 @@ def test_unknown_resource_is_not_found(store: Store):
     ({"metadata": {"namespace": "default"}}, "metadata.name is required"),
     ({"metadata": {"name": "a"}}, "metadata.namespace is required"),
     ({"metadata": {"name": "a", "namespace": "d", "x": float("nan")}}, "not valid JSON"),
+    # What the store could not read back exactly (api/jsontext.py).
+    ({"metadata": {"name": "a", "namespace": "d"}, "x": [2**64]}, "not valid JSON: .*64-bit"),
+    ({"metadata": {"name": "a", "namespace": "d"}, "x": {1: "a"}}, "not valid JSON"),
+    ({"metadata": {"name": "a", "namespace": "d"}, "x": "\ud800"}, "not valid JSON"),
 ])
 def test_create_rejects_unkeyable_objects(store: Store, obj: dict[str, Any], fragment: str):
     with pytest.raises(BadRequest, match=fragment):
@@ -512,6 +516,31 @@ def test_journal_replays_on_top_of_snapshot_after_a_crash(tmp_path: Path):
     # Startup folded the journal into the state file.
     assert [doc["metadata"]["name"] for doc in TinyDB(tmp_path / "crashed" / "state.json")
             .table("pods").all()] == ["after"]
+
+
+def test_objects_an_older_version_wrote_still_load(tmp_path: Path,
+                                                  caplog: pytest.LogCaptureFixture):
+    # The json module wrote integers beyond 64 bits and escaped unpaired
+    # surrogates, which the store no longer writes: such objects in the journal
+    # neither stop the start-up nor get lost.
+    live = Store(tmp_path / "live")
+    live.create("pods", pod("a"))
+    _crash_copy(tmp_path / "live", tmp_path / "crashed")
+    live.close()
+    legacy = {**pod("old"), "x": {"big": 2**70, "s": "\ud800"}}
+    legacy["metadata"]["resourceVersion"] = "99"
+    _, seg = list_segments(tmp_path / "crashed")[-1]
+    with seg.open("ab") as f:
+        f.write(b'{"rv":99,"op":"put","r":"pods","k":"default/old","o":'
+                + json.dumps(legacy).encode() + b"}\n")
+    with caplog.at_level(logging.WARNING), Store(tmp_path / "crashed") as s:
+        got = s.get("pods", "default", "old")
+        assert got["x"]["s"] == "\ud800" and got["x"]["big"] == 2**70
+        assert names(s.list("pods")) == ["a", "old"]
+        assert s.get_shared("pods", "default", "old")["x"]["s"] == "\ud800"
+    assert "holds what the store no longer writes" in caplog.text
+    with Store(tmp_path / "crashed") as s:  # and again, from the state file it folded into
+        assert s.get("pods", "default", "old")["x"]["s"] == "\ud800"
 
 
 @pytest.mark.parametrize("tail", [

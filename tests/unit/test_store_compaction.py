@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from tinydb import TinyDB
 
+from minikube_py.api import jsontext
 from minikube_py.store import snapshot
 from minikube_py.store.atomicfile import write_atomically
 from minikube_py.store.snapshot import read_snapshot, write_snapshot
@@ -101,6 +102,18 @@ def test_a_snapshot_written_in_pieces_reads_back_through_tinydb(tmp_path: Path,
     assert tables["nodes"] == [json.loads(d) for d in docs["nodes"]]
     with TinyDB(path, access_mode="r") as db:
         assert len(db.table("pods")) == 40
+
+
+def test_the_state_file_is_ascii_whatever_the_texts_hold(tmp_path: Path) -> None:
+    # The store's texts carry characters beyond ASCII as UTF-8 (api/jsontext);
+    # the state file escapes them, so any reader's locale reads it alike.
+    obj = pod("café", annotations={"note": "\U0001F600 \u2028 ß"})
+    path = tmp_path / "state.json"
+    write_snapshot(path, 5, {"pods": [jsontext.dumps(obj), json.dumps(pod("plain"))]})
+    assert path.read_bytes().isascii()
+    assert read_snapshot(path)[1]["pods"] == [obj, pod("plain")]
+    with TinyDB(path, access_mode="r", encoding="ascii") as db:
+        assert db.table("pods").get(doc_id=1) == obj
 
 
 def test_a_failing_piece_leaves_the_old_file(tmp_path: Path) -> None:
