@@ -356,6 +356,9 @@ class ControlPlane:
                     resync_interval=opts.pod_resync_interval * (
                         1 if pool is None else HOLLOW_RESYNC_FACTOR),
                     resync_jitter=0.0 if pool is None else 0.5, lister=shared,
+                    # ... on the pool's timer ticks: the resyncs due within a tick
+                    # run back to back, each a third as costly as one on its own.
+                    resync_granularity=0.0 if pool is None else pool.timer_tick,
                     restart_backoff=opts.restart_backoff,
                     # Hollow nodes get no kernel cgroups; real ones enforce their size.
                     cgroup_root=Path("/sys/fs/cgroup") if real else None,

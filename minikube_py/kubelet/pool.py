@@ -16,7 +16,9 @@ a fixed set of shared threads:
   empty list to a node without any, so pods deleted meanwhile are noticed;
 * **one shared work queue** of ``(node, pod key)`` pairs
   (:class:`~.nodequeue.NodeQueue` is each kubelet's view of it) and
-  ``workers`` worker threads calling :meth:`Kubelet.sync`;
+  ``workers`` worker threads calling :meth:`Kubelet.sync`; the control plane
+  gives pooled kubelets a ``resync_granularity`` of :attr:`timer_tick`, so
+  the pods' periodic resyncs due within a tick reach the workers together;
 * **runtime events without a thread**: the fake runtime calls a listener on
   each change, which queues the pod's key (the evented PLEG);
 * **one timer thread** for every periodic duty, kept in a heap of due times,

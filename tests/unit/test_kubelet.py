@@ -16,6 +16,7 @@ import pytest
 
 from minikube_py.api.errors import BadRequest
 from minikube_py.client.local import LocalClient
+from minikube_py.client.workqueue import WorkQueue
 from minikube_py.kubelet import Kubelet
 from minikube_py.nodes import HostInfo, HostReadings, NodeSpec
 from minikube_py.runtime import LABEL_CONTAINER_NAME, FakeRuntime
@@ -426,3 +427,42 @@ def test_many_pods_on_many_workers(client, kubelet, runtime):
         for p in client.list("pods", namespace="default").items) == 20, "20 running pods")
     ips = {sb.ip for sb in runtime.list_sandboxes()}
     assert len(ips) == 20
+
+
+# ------------------------------------------------------------------ resync timing
+
+
+class RecordingQueue(WorkQueue[str]):
+    """A kubelet's work queue noting each delayed add: (key, delay, monotonic now)."""
+
+    def __init__(self) -> None:
+        super().__init__(name="recording")
+        self.delayed: list[tuple[str, float, float]] = []
+
+    def add_after(self, item: str, delay: float) -> None:
+        self.delayed.append((item, delay, time.monotonic()))
+        super().add_after(item, delay)
+
+
+@pytest.mark.parametrize("granularity", [0.0, 1.0, 7.0])
+def test_a_resync_falls_on_the_next_multiple_of_its_granularity(client, make_kubelet,
+                                                                granularity):
+    """Hollow nodes put each pod's periodic resync off to the pool's next tick
+    (so the resyncs due within one run back to back): never sooner than the
+    resync interval, less than one step later, due on a multiple of the step
+    on the monotonic clock. Without a granularity the interval is kept exactly."""
+    queue = RecordingQueue()
+    make_kubelet(resync_interval=30.0, resync_granularity=granularity, queue=queue)
+    create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    resyncs = wait_for(lambda: [(delay, at) for key, delay, at in queue.delayed
+                                if key == "default/web"], "a resync queued")
+    for delay, at in resyncs:
+        if granularity == 0:
+            assert delay == 30.0
+            continue
+        assert 30.0 < delay <= 30.0 + granularity
+        # The kubelet read the clock a moment before the queue noted it.
+        offset = (at + delay) % granularity
+        assert min(offset, granularity - offset) < 0.05
+

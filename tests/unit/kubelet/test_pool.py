@@ -175,6 +175,8 @@ def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
         assert len(kubelets) == 12
         assert {k.resync_interval for k in kubelets} == {30.0 * HOLLOW_RESYNC_FACTOR}
         assert {k.resync_jitter for k in kubelets} == {0.5}
+        # ... put off to the pool's timer ticks, so those due together run together.
+        assert {k.resync_granularity for k in kubelets} == {cp.options.heartbeat_interval / 10}
         # Usage annotations within one budget of writes a second for the daemon.
         budgets = {k.node_status.usage_budget for k in kubelets}
         assert len(budgets) == 1 and None not in budgets
