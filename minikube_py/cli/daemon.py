@@ -9,7 +9,6 @@ exits 0.
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import os
 import select
@@ -32,6 +31,7 @@ from ..runtime.podman_service import PodmanUnavailable
 from ..store.journal import JournalCorrupt
 from ..store.lockfile import StateDirLocked
 from ..store.snapshot import SnapshotError
+from .collector import FreezeOnGrowth, freeze_start_up
 
 log = logging.getLogger("minikube_py.daemon")
 
@@ -119,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     freeze_start_up()
+    freezer = FreezeOnGrowth()
+    freezer.install()
 
     try:
         with SignalWaiter((signal.SIGTERM, signal.SIGINT)) as waiter:
@@ -127,31 +129,9 @@ def run(args: argparse.Namespace) -> int:
             signum = waiter.wait()
             log.info("received %s, shutting down", signal.Signals(signum).name)
     finally:
+        freezer.uninstall()
         plane.stop()
     return 0
-
-
-def freeze_start_up() -> int:
-    """Move every object alive now out of the cyclic collector's generations
-    (``gc.freeze``); returns how many.
-
-    Called once the control plane has started: what it built then (its
-    modules, the hollow nodes' kubelets and their Node and Lease objects, the
-    state read from disk) lives as long as the daemon, and the collector's full
-    collections walked all of it again and again. Measured with 5,000 hollow
-    nodes idle (in process, 40 s): one full collection a minute at 436 ms,
-    1.5 % of a core in collections, against 0.4 % with the start-up frozen.
-    The collector still runs for what is made later. The cost: a reference
-    cycle among these objects that becomes garbage later (a node removed
-    from the configuration, an object deleted) is never collected; the
-    objects of the API are plain dicts and lists without cycles, freed by
-    their reference counts as before, so that is bounded by what existed at
-    start-up. Process-wide, so only the daemon (the process's owner) calls it."""
-    gc.collect()
-    gc.freeze()
-    frozen = gc.get_freeze_count()
-    log.debug("%d start-up objects moved out of the cyclic collector's generations", frozen)
-    return frozen
 
 
 class SignalWaiter:

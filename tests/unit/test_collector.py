@@ -1,0 +1,112 @@
+"""The daemon keeps its long-lived objects out of the cyclic collector's walks
+(cli/collector.py): the start-up frozen (``freeze_start_up``), and what full
+collections keep frozen once it has grown (``FreezeOnGrowth``), without losing
+the collector for cycles that are garbage then or made later."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from minikube_py.cli.collector import FreezeOnGrowth, freeze_start_up
+
+
+class Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.fixture
+def unfreeze_after() -> Iterator[None]:
+    try:
+        yield
+    finally:
+        gc.unfreeze()  # the test process goes on as before
+
+
+@pytest.fixture
+def frozen_start(unfreeze_after: None) -> int:
+    """The test process's objects frozen, as the daemon's start-up is."""
+    return freeze_start_up()
+
+
+def tracked_ids() -> set[int]:
+    return {id(o) for o in gc.get_objects()}
+
+
+def test_start_up_objects_are_frozen_cycles_still_collected(unfreeze_after: None) -> None:
+    kept = {"node": ["lease"]}  # alive at start-up: frozen
+    garbage = Cycle()
+    gone = weakref.ref(garbage)
+    del garbage  # garbage at start-up: collected first, not frozen for good
+    assert freeze_start_up() == gc.get_freeze_count() > 0
+    assert gone() is None
+    tracked = tracked_ids()
+    assert id(kept) not in tracked and id(kept["node"]) not in tracked
+    later = Cycle()  # made after start-up: the collector still sees it
+    later_ref = weakref.ref(later)
+    assert id(later) in tracked_ids()
+    del later
+    gc.collect()
+    assert later_ref() is None
+
+
+@pytest.fixture
+def freezer() -> Iterator[FreezeOnGrowth]:
+    policy = FreezeOnGrowth(minimum=1_000, ratio=0.05)
+    policy.install()
+    try:
+        yield policy
+    finally:
+        policy.uninstall()
+    assert policy._on_collection not in gc.callbacks
+
+
+def test_what_a_full_collection_keeps_is_frozen_once_it_has_grown(
+        frozen_start: int, freezer: FreezeOnGrowth) -> None:
+    grown = [[i] for i in range(max(2_000, frozen_start // 10))]  # > 5 % of the frozen
+    garbage = Cycle()
+    gone = weakref.ref(garbage)
+    del garbage
+    gc.collect()
+    assert freezer.freezes == 1
+    assert gone() is None  # garbage at the collection: collected, not frozen
+    tracked = tracked_ids()
+    assert id(grown) not in tracked and id(grown[-1]) not in tracked
+    assert gc.get_freeze_count() >= frozen_start + len(grown)
+    later = Cycle()  # made after the freeze: still collected
+    later_ref = weakref.ref(later)
+    del later
+    gc.collect()
+    assert later_ref() is None
+
+
+@pytest.mark.parametrize("count,generation,why", [
+    (100, 2, "below the minimum"),
+    (None, 2, "below the share of the frozen (over the minimum)"),
+    ("grown", 0, "a young collection"),
+    ("grown", 1, "a middle collection"),
+])
+def test_nothing_is_frozen_when_little_was_kept_or_the_collection_was_young(
+        frozen_start: int, freezer: FreezeOnGrowth, count: int | str | None,
+        generation: int, why: str) -> None:
+    if count is None:
+        count = max(1_500, frozen_start // 40)  # over 1,000, under 5 % of the frozen
+        assert 1_000 < count < 0.05 * frozen_start, "the test process is too small"
+    elif count == "grown":
+        count = max(2_000, frozen_start // 10)
+    made = [[i] for i in range(int(count))]
+    gc.collect(generation)
+    assert freezer.freezes == 0, why
+    assert id(made[-1]) in tracked_ids()
+    assert gc.get_freeze_count() <= frozen_start  # frozen objects may die, none added
+
+
+def test_the_policy_refuses_meaningless_settings() -> None:
+    with pytest.raises(ValueError):
+        FreezeOnGrowth(ratio=0)
+    with pytest.raises(ValueError):
+        FreezeOnGrowth(minimum=-1)
