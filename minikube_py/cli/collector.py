@@ -19,7 +19,9 @@ since. The cost: a reference cycle among frozen objects that becomes garbage
 later is never collected. The objects of the API have no cycles (every full
 collection measured above collected nothing, connections closed meanwhile
 included); what else was alive at a freeze and later forms cyclic garbage
-stays, at most once per 100,000 objects the daemon came to hold.
+stays: one freeze's worth per 100,000 objects kept past a full collection
+(the daemon's growth, or long-lived objects replaced by new ones: pods of a
+busy Job deleted and created again).
 """
 
 from __future__ import annotations
