@@ -65,10 +65,11 @@ class FreezeOnGrowth:
     it), so nothing that was garbage then is frozen. Below ``minimum`` a walk
     is short (about a tenth of a second per 100,000 objects here). An idle
     daemon replaces objects (lease renewals), it does not add them up, so it
-    stays below and does not freeze again; growth freezes once per
-    ``minimum`` objects. (A share of what is frozen already, as the
-    collector's own rule, measured worse: with 100,000 pods frozen, a quarter
-    more left unfrozen is 1.5 million objects, walks of 1-2 s a minute.)
+    stays below and does not freeze again; growth, or long-lived objects
+    replaced by new ones, freezes once per ``minimum`` objects. (A share of
+    what is frozen already, as the collector's own rule, measured worse: with
+    100,000 pods frozen, a quarter more left unfrozen is 1.5 million objects,
+    walks of 1-2 s a minute.)
     Process-wide: :meth:`install` once, in the process's owner (the daemon).
     """
 
