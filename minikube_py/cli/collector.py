@@ -67,9 +67,11 @@ class FreezeOnGrowth:
     daemon replaces objects (lease renewals), it does not add them up, so it
     stays below and does not freeze again; growth, or long-lived objects
     replaced by new ones, freezes once per ``minimum`` objects. (A share of
-    what is frozen already, as the collector's own rule, measured worse: with
-    100,000 pods frozen, a quarter more left unfrozen is 1.5 million objects,
-    walks of 1-2 s a minute.)
+    what is frozen already, as the collector's own rule, would leave walks
+    growing with the daemon: with 100,000 pods frozen, a quarter more is 1.5
+    million objects, 1-2 s a walk at the rate above. The run that measured it
+    worse also counted the frozen objects at every full collection, so that
+    comparison alone does not show it.)
     Process-wide: :meth:`install` once, in the process's owner (the daemon).
     """
 
