@@ -61,6 +61,7 @@ import ctypes
 import datetime
 import json
 import os
+import shlex
 import shutil
 import signal
 import statistics
@@ -223,6 +224,8 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 class Daemon:
     nodes: int
     workdir: Path
+    #: More daemon flags (``--daemon-flags``), after the benchmark's own.
+    flags: tuple[str, ...] = ()
     proc: subprocess.Popen[bytes] | None = None
     startup: float = 0.0
 
@@ -264,7 +267,7 @@ class Daemon:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "minikube_py", "daemon", "--runtime", "fake",
                  "--config", str(config), "--state-dir", str(self.state),
-                 "--listen", "127.0.0.1:0", "--log-level", "warning"],
+                 "--listen", "127.0.0.1:0", "--log-level", "warning", *self.flags],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
                 preexec_fn=_die_with_parent)
         limit = 60 + self.nodes / 50
@@ -314,9 +317,10 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def daemon(nodes: int, tmp: Path, what: str) -> Iterator[Daemon]:
-    """A started daemon with ``nodes`` Ready nodes; always stopped and removed."""
-    d = Daemon(nodes, Path(tempfile.mkdtemp(prefix=f"{nodes}-", dir=tmp)) / "d")
+def daemon(nodes: int, tmp: Path, what: str, flags: tuple[str, ...] = ()) -> Iterator[Daemon]:
+    """A started daemon with ``nodes`` Ready nodes (``flags``: more daemon
+    flags); always stopped and removed."""
+    d = Daemon(nodes, Path(tempfile.mkdtemp(prefix=f"{nodes}-", dir=tmp)) / "d", flags)
     print(f"[{what}] starting a daemon with {nodes:,} hollow nodes", flush=True)
     try:
         d.start()
@@ -788,11 +792,11 @@ def run_size(nodes: int, pods: int, args: argparse.Namespace, tmp: Path) -> Size
     size = f"{nodes:,} nodes / {pods:,} pods"
     for client in ("official", "ours"):
         what = f"{size}, {CLIENTS[client]}"
-        with daemon(nodes, tmp, what) as d:
+        with daemon(nodes, tmp, what, args.daemon_flags) as d:
             out.runs.append(throughput(d, client, pods, args, what,
                                        out.footprint if client == "official" else None))
     what = f"{size}, bind-only ceiling"
-    with daemon(nodes, tmp, what) as d:
+    with daemon(nodes, tmp, what, args.daemon_flags) as d:
         out.ceiling = ceiling(d, pods, args, what)
     return out
 
@@ -933,7 +937,15 @@ def main() -> None:
                     help="time limits: give up on a step slower than this many pods/s "
                          "(plus 120 s; default 5)")
     ap.add_argument("--no-record", action="store_true", help="print only; leave RESULTS.md")
+    ap.add_argument("--daemon-flags", default="", metavar="FLAGS",
+                    help="more flags for every daemon, e.g. KWOK's heartbeats: "
+                         "'--node-lease-duration-seconds 1200 --node-monitor-grace-period 3600'")
     args = ap.parse_args()
+    args.daemon_flags = tuple(shlex.split(args.daemon_flags))
+    global NODE_GRACE  # the report names the grace period the daemons ran with
+    if "--node-monitor-grace-period" in args.daemon_flags[:-1]:
+        at = args.daemon_flags.index("--node-monitor-grace-period")
+        NODE_GRACE = float(args.daemon_flags[at + 1])
     if (args.nodes is None) != (args.pods is None):
         ap.error("--nodes and --pods go together")
     if args.nodes is not None:
@@ -944,6 +956,8 @@ def main() -> None:
         sizes, latency_nodes, label = [(50, 500)], LATENCY_NODES_QUICK, " — quick run"
     else:
         sizes, latency_nodes, label = [(500, 10_000), (5000, 100_000)], LATENCY_NODES_FULL, ""
+    if args.daemon_flags:
+        label += f" — daemon flags: {shlex.join(args.daemon_flags)}"
     if args.latency_nodes is not None:
         latency_nodes = ([] if args.latency_nodes.strip() == "none" else
                          sorted({int(n) for n in args.latency_nodes.split(",")}))
@@ -961,7 +975,7 @@ def main() -> None:
     lat: dict[int, list[float]] = {}
     try:
         for nodes in latency_nodes:
-            with daemon(nodes, tmp, f"latency, {nodes:,} nodes") as d:
+            with daemon(nodes, tmp, f"latency, {nodes:,} nodes", args.daemon_flags) as d:
                 lat[nodes] = latency(d, args)
                 print(f"[latency, {nodes:,} nodes] median {statistics.median(lat[nodes]):.2f} "
                       f"ms, p90 {pct(lat[nodes], 90):.2f} ms", flush=True)

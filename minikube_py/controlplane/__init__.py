@@ -35,6 +35,7 @@ from ..client.local import LocalClient
 from ..client.workqueue import BucketRateLimiter
 from ..controllers.manager import ControllerManager, ManagerOptions
 from ..kubelet.kubelet import Kubelet
+from ..kubelet.node_lease import DEFAULT_LEASE_DURATION, renew_interval
 from ..kubelet.pleg import RuntimeLister
 from ..kubelet.pool import KubeletPool
 from ..kubelet.streaming import StreamError
@@ -84,7 +85,15 @@ class Options:
     #: CrashLoopBackOff (base, cap) seconds; Kubernetes' 10 s doubling to 300 s.
     restart_backoff: tuple[float, float] = (10.0, 300.0)
     durability: Durability = "flush"
+    #: How often each kubelet works out its node's status (posted when changed
+    #: or every 5 minutes): the kubelet's ``nodeStatusUpdateFrequency``.
     heartbeat_interval: float = 10.0
+    #: The kubelet's ``nodeLeaseDurationSeconds``: written in each node's Lease,
+    #: which is renewed every quarter of it (10 s for 40).
+    lease_duration: int = DEFAULT_LEASE_DURATION
+    #: Seconds between two renewals (None: a quarter of ``lease_duration``; tests
+    #: shorten it with ``heartbeat_interval``).
+    lease_renew_interval: float | None = None
     #: Seconds after which a kubelet looks at a pod again although nothing told it
     #: to: Kubernetes' ``syncFrequency`` (1 min). A safety net only; watches,
     #: runtime events, probes and back-off timers drive the real work. At 10 s,
@@ -93,6 +102,8 @@ class Options:
     scheduler_config: Path | None = None
     #: Seconds without a node heartbeat before it is Unknown and tainted unreachable.
     node_grace_period: float = ManagerOptions.node_grace_period
+    #: How often the node lifecycle controller looks at the nodes' heartbeats.
+    node_monitor_period: float = ManagerOptions.node_monitor_period
     #: DefaultTolerationSeconds admission: how long pods stay on a not-ready or
     #: unreachable node before eviction (None: the admission is off).
     default_toleration_seconds: int | None = DEFAULT_TOLERATION_SECONDS
@@ -337,11 +348,14 @@ class ControlPlane:
             # each asking Podman the same two questions.
             shared = (RuntimeLister(self._podman, max_age=0.5)
                       if self._podman is not None else None)
+            lease_every = (renew_interval(opts.lease_duration)
+                           if opts.lease_renew_interval is None else opts.lease_renew_interval)
             # Hollow nodes share a few threads (kubelet/pool.py); Podman nodes run
             # their own loops.
             pool = (None if real else
                     KubeletPool(client.for_caches(),
-                                heartbeat_interval=opts.heartbeat_interval))
+                                heartbeat_interval=opts.heartbeat_interval,
+                                lease_renew_interval=lease_every))
             usage_budget = (None if real else
                             BucketRateLimiter(qps=HOLLOW_USAGE_WRITES, burst=HOLLOW_USAGE_WRITES))
             # Every node is carved from this host: one reading of it serves all.
@@ -350,6 +364,7 @@ class ControlPlane:
                 self.kubelets[spec.name] = Kubelet(
                     client, spec, self._runtime(index), host=host, state_dir=self.state_dir,
                     heartbeat_interval=opts.heartbeat_interval,
+                    lease_duration=opts.lease_duration, lease_renew_interval=lease_every,
                     # Hollow nodes resync 10x less often, with Kubernetes' jitter: their
                     # runtime never loses an event, and 100,000 pods resynced every
                     # minute would take more than the daemon's whole core.
@@ -389,6 +404,7 @@ class ControlPlane:
             self.controllers = ControllerManager(
                 LocalClient(self._registry, field_manager="kube-controller-manager"),
                 options=ManagerOptions(node_grace_period=opts.node_grace_period,
+                                       node_monitor_period=opts.node_monitor_period,
                                        load_balancer_ips=opts.load_balancer_ips,
                                        cluster_services=plan.cluster_services(),
                                        root_ca=ca.read_text()))

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from ..admission.services import DEFAULT_SERVICE_CIDR, ServiceNetwork
+from ..kubelet.node_lease import DEFAULT_LEASE_DURATION, renew_interval
 from . import DEFAULT_PORT, Options, parse_listen
 
 __all__ = ["add_control_plane_arguments", "default_state_dir", "options_from_args"]
@@ -52,6 +53,21 @@ def add_control_plane_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",
                    help="seconds without a node heartbeat before the node is NotReady "
                         "(Unknown) and tainted unreachable (default 50, as Kubernetes)")
+    p.add_argument("--node-monitor-period", type=float, default=5.0, metavar="SECONDS",
+                   help="how often the node lifecycle controller looks at the nodes' "
+                        "heartbeats (default 5, as Kubernetes)")
+    p.add_argument("--node-lease-duration-seconds", type=int, default=DEFAULT_LEASE_DURATION,
+                   metavar="N",
+                   help="the duration each kubelet writes in its node's Lease, which it "
+                        "renews every quarter of it (default 40, as the kubelet's "
+                        "nodeLeaseDurationSeconds: a renewal every 10 s). Thousands of "
+                        "hollow nodes can stretch it, as KWOK's kwokctl does (1200, with "
+                        "a --node-monitor-grace-period of 3600)")
+    p.add_argument("--node-status-update-frequency", type=float, default=10.0,
+                   metavar="SECONDS",
+                   help="how often each kubelet works out its node's status, posted when it "
+                        "changed or every 5 minutes (default 10, as the kubelet's "
+                        "--node-status-update-frequency)")
     p.add_argument("--sync-frequency", type=float, default=60.0, metavar="SECONDS",
                    help="how often each kubelet re-syncs every pod, refreshing its mounted "
                         "ConfigMaps, Secrets and tokens (default 60, as the kubelet's "
@@ -94,6 +110,7 @@ def options_from_args(args: argparse.Namespace) -> Options:
     if not args.node_monitor_grace_period > 0:
         raise ValueError(f"--node-monitor-grace-period {args.node_monitor_grace_period:g}: "
                          "must be more than 0 seconds")
+    _check_heartbeats(args)
     if not args.sync_frequency > 0:
         raise ValueError(f"--sync-frequency {args.sync_frequency:g}: must be more than 0 "
                          "seconds")
@@ -107,6 +124,9 @@ def options_from_args(args: argparse.Namespace) -> Options:
         podman_socket=args.podman_socket, allow_privileged=args.allow_privileged,
         allow_host_paths=args.allow_host_paths, restart_backoff=backoff,
         node_grace_period=args.node_monitor_grace_period,
+        node_monitor_period=args.node_monitor_period,
+        lease_duration=args.node_lease_duration_seconds,
+        heartbeat_interval=args.node_status_update_frequency,
         pod_resync_interval=args.sync_frequency,
         default_toleration_seconds=args.default_toleration_seconds,
         durability="fsync" if args.fsync else "flush",
@@ -114,6 +134,28 @@ def options_from_args(args: argparse.Namespace) -> Options:
         pod_network_cidr=_pod_network(args.pod_network_cidr),
         load_balancer_ips=_addresses("--load-balancer-ips", args.load_balancer_ips),
         dns_upstreams=tuple(_upstream(u) for u in args.dns_upstream or ()))
+
+
+def _check_heartbeats(args: argparse.Namespace) -> None:
+    """The node heartbeat flags, each and together: a grace period no longer
+    than the lease's renewal interval would take every node NotReady between
+    two renewals (Kubernetes leaves that to its operators; one process
+    knows both numbers, so it refuses)."""
+    for flag, value in (("--node-monitor-period", args.node_monitor_period),
+                        ("--node-status-update-frequency", args.node_status_update_frequency)):
+        if not value > 0:
+            raise ValueError(f"{flag} {value:g}: must be more than 0 seconds")
+    if args.node_lease_duration_seconds < 1:
+        raise ValueError(f"--node-lease-duration-seconds {args.node_lease_duration_seconds}: "
+                         "must be 1 or more")
+    every = renew_interval(args.node_lease_duration_seconds)
+    if args.node_monitor_grace_period <= every:
+        raise ValueError(
+            f"--node-monitor-grace-period {args.node_monitor_grace_period:g}: each node renews "
+            f"its lease every {every:g} s (a quarter of --node-lease-duration-seconds "
+            f"{args.node_lease_duration_seconds}), so every node would turn NotReady between "
+            f"two renewals; give a grace period longer than {every:g} s (Kubernetes' "
+            "defaults allow five renewals: 50 s for 10 s)")
 
 
 def _service_network(cidr: str, ports: str) -> ServiceNetwork:

@@ -4,10 +4,14 @@
 :meth:`Kubelet.start` creates the node's cgroup (:mod:`.node_cgroup`),
 registers the Node and starts:
 
-* a **heartbeat** thread: every ``heartbeat_interval`` seconds (waiting on a
-  ``threading.Event``, so :meth:`~Kubelet.stop` interrupts it) the Node's
-  conditions, ``lastHeartbeatTime``, images and usage annotations are posted
-  (:mod:`.node_status`); a failed registration is retried there;
+* a **heartbeat** thread with two duties (waiting on a ``threading.Event``,
+  so :meth:`~Kubelet.stop` interrupts it): every ``heartbeat_interval``
+  seconds (the kubelet's ``nodeStatusUpdateFrequency``) the Node's
+  conditions, ``lastHeartbeatTime``, images and usage annotations are
+  worked out and posted when changed or due (:mod:`.node_status`); a failed
+  registration is retried there; and every quarter of ``lease_duration``
+  (the kubelet's ``nodeLeaseDurationSeconds``, 40: every 10 s) the node's
+  Lease is renewed (:mod:`.node_lease`). Due together, the lease goes first;
 * a **pod watch** thread: lists the pods with ``spec.nodeName=<node>``, then
   watches from the list's resourceVersion (relisting on ``Expired``) and keeps
   a local cache; every change enqueues ``namespace/name``. A list **admits**
@@ -96,7 +100,7 @@ from .admission import Admitter
 from .backoff import RestartBackoff
 from .dns import PodNetworking
 from .node_cgroup import DEFAULT_CGROUP_ROOT, NodeCgroup
-from .node_lease import NodeLease
+from .node_lease import DEFAULT_LEASE_DURATION, NodeLease, renew_interval
 from .node_status import NodeStatusReporter
 from .nodequeue import PodQueue
 from .pleg import RuntimeLister, Snapshot, changed_keys, next_tick
@@ -154,7 +158,9 @@ class Kubelet:
                  queue: PodQueue | None = None, resync_jitter: float = 0.0,
                  resync_granularity: float = 0.0, volume_files: bool = True,
                  usage_budget: Callable[[], bool] | None = None,
-                 usage_interval: float = 0.0) -> None:
+                 usage_interval: float = 0.0,
+                 lease_duration: int = DEFAULT_LEASE_DURATION,
+                 lease_renew_interval: float | None = None) -> None:
         """``token_source`` issues the service-account tokens of projected
         volumes (None: a pod asking for one fails its mount, with that said).
         ``queue``: where pod keys go; a pool of hollow kubelets passes its
@@ -170,7 +176,12 @@ class Kubelet:
         nothing: see :mod:`.volumes`). ``usage_budget``: asked before each write of
         the node's usage annotations, False defers it; ``usage_interval``: the
         least time between two readings of the containers' stats for them (see
-        :mod:`.node_status`)."""
+        :mod:`.node_status`). ``lease_duration``: the seconds written in the
+        node's Lease; it is renewed every quarter of them, or every
+        ``lease_renew_interval`` seconds when given (for tests)."""
+        if not lease_duration > 0:
+            raise ValueError(f"node {node.name}: the lease duration must be more than 0 "
+                             f"seconds, not {lease_duration}")
         self.client = client
         self.node = node
         self.runtime = runtime
@@ -196,7 +207,10 @@ class Kubelet:
                                               readings=readings,
                                               usage_budget=usage_budget,
                                               usage_interval=usage_interval)
-        self.lease = NodeLease(client, node.name, clock=clock)
+        self.lease = NodeLease(client, node.name, clock=clock, duration=lease_duration)
+        #: Seconds between two renewals of the node's Lease.
+        self.lease_renew_interval = (renew_interval(lease_duration)
+                                     if lease_renew_interval is None else lease_renew_interval)
         self.cgroup = NodeCgroup(node.name, cpu_millis=node.cpu_millis,
                                  memory_bytes=node.memory_bytes, root=cgroup_root,
                                  cluster=cluster)
@@ -306,8 +320,19 @@ class Kubelet:
     # ------------------------------------------------------------------ heartbeat
 
     def _heartbeat_loop(self) -> None:
-        while not self._stop.wait(self.heartbeat_interval):
-            self.heartbeat()
+        # Each duty keeps its own time, from its due time (a slow heartbeat does
+        # not drift later), never catching up on beats missed meanwhile.
+        lease_due = status_due = time.monotonic()
+        lease_due += self.lease_renew_interval
+        status_due += self.heartbeat_interval
+        while not self._stop.wait(max(0.0, min(lease_due, status_due) - time.monotonic())):
+            now = time.monotonic()
+            if lease_due <= now:
+                self.renew_lease()
+                lease_due = _next_due(lease_due, self.lease_renew_interval, now)
+            if status_due <= now:
+                self.report_status()
+                status_due = _next_due(status_due, self.heartbeat_interval, now)
 
     def heartbeat(self) -> None:
         """One heartbeat: renew the node's Lease (:meth:`renew_lease`), then post
@@ -649,3 +674,10 @@ class Kubelet:
                 if reason:
                     return str(reason)
         return "ContainerCreating"
+
+
+def _next_due(due: float, period: float, now: float) -> float:
+    """The due time after ``due``: a period later, or a period from ``now`` if
+    that is already past (beats missed meanwhile are not made up)."""
+    due += period
+    return due if due > now else now + period

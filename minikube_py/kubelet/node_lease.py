@@ -29,12 +29,21 @@ from ..api.names import NAMESPACE_NODE_LEASE as NODE_LEASE_NAMESPACE
 from ..api.timefmt import format_micro_time
 from ..client.base import Client, Object, for_caches
 
-__all__ = ["DEFAULT_LEASE_DURATION", "NODE_LEASE_NAMESPACE", "NodeLease", "micro_time"]
+__all__ = ["DEFAULT_LEASE_DURATION", "NODE_LEASE_NAMESPACE", "RENEW_FRACTION", "NodeLease",
+           "micro_time", "renew_interval"]
 
 log = logging.getLogger(__name__)
 
 #: The kubelet's ``nodeLeaseDurationSeconds`` default; it renews at a quarter of it.
 DEFAULT_LEASE_DURATION = 40
+#: The kubelet's ``nodeLeaseRenewIntervalFraction``: a lease is renewed this
+#: fraction of its duration after the last renewal (10 s for the default 40 s).
+RENEW_FRACTION = 0.25
+
+
+def renew_interval(duration: float) -> float:
+    """Seconds between two renewals of a lease of ``duration`` seconds."""
+    return duration * RENEW_FRACTION
 
 
 #: ``metav1.MicroTime``'s JSON form: RFC 3339 with microseconds, in UTC.

@@ -23,11 +23,13 @@ a fixed set of shared threads:
   each change, which queues the pod's key (the evented PLEG);
 * **one timer thread** for every periodic duty, kept in a heap of due times,
   spread over each period so thousands of nodes never fire at once, and
-  woken at most once a tick (a tenth of the heartbeat period) so the duties
-  due meanwhile run as one round: the
-  node heartbeat (:meth:`Kubelet.heartbeat`) every ``heartbeat_interval``
-  and the generic PLEG relist (:meth:`Kubelet.relist_runtime`) every
-  ``relist_interval`` (a safety net only: the fake runtime never loses an
+  woken at most once a tick (a tenth of the shorter heartbeat period) so
+  the duties due meanwhile run as one round: the node lease's renewal
+  (:meth:`Kubelet.renew_lease`) every kubelet's ``lease_renew_interval``,
+  its status report (:meth:`Kubelet.report_status`) every kubelet's
+  ``heartbeat_interval``, and the generic PLEG relist
+  (:meth:`Kubelet.relist_runtime`) every ``relist_interval`` (a safety net
+  only: the fake runtime never loses an
   event, as Kubernetes' evented PLEG relists every 300 s). The duties due
   together run as one round: the node leases first, then the status reports
   (each many nodes per hold of the store's write lock,
@@ -81,17 +83,23 @@ _RELIST_BACKOFF = 1.0
 #: of leases, or a few ms of status reports (mostly reads; a write when the
 #: status or the usage changed).
 HEARTBEAT_BATCH = 100
+#: The timer's duties, in the order a round runs them (see :meth:`KubeletPool._round`).
+_DUTIES = ("lease", "status", "relist")
 
 
 class KubeletPool:
     """Fake-runtime kubelets driven by shared threads (see the module contract)."""
 
     def __init__(self, client: Client, *, workers: int = 4, heartbeat_interval: float = 10.0,
+                 lease_renew_interval: float | None = None,
                  relist_interval: float = 300.0, timer_tick: float | None = None,
                  name: str = "hollow") -> None:
-        """``timer_tick``: the timer thread sleeps at least this long between
-        rounds (default: a tenth of ``heartbeat_interval``, 1 s for the 10 s
-        heartbeat), so each beat comes at most a tick after its due time."""
+        """``heartbeat_interval`` and ``lease_renew_interval`` (default: the
+        same) are the pooled kubelets' periods, which set the tick: each
+        duty's own period is its kubelet's. ``timer_tick``: the timer thread
+        sleeps at least this long between rounds (default: a tenth of the
+        shorter period, 1 s for the 10 s heartbeat), so each beat comes at
+        most a tick after its due time."""
         self.client = client
         self.name = name
         self.workers = max(1, workers)
@@ -102,7 +110,8 @@ class KubeletPool:
         # about 100 us each where ten rounds of 50 cost 115-200 (each round
         # starts with the interpreter's caches cold), and the watchers it
         # reaches wake once a round (Store.exclusive) instead of ten times.
-        self.timer_tick = heartbeat_interval / 10 if timer_tick is None else timer_tick
+        shortest = min(heartbeat_interval, lease_renew_interval or heartbeat_interval)
+        self.timer_tick = shortest / 10 if timer_tick is None else timer_tick
         self.queue: WorkQueue[tuple[str, str]] = WorkQueue(name=f"{name}-kubelets")
         self.kubelets: dict[str, Kubelet] = {}
         self._stop = threading.Event()
@@ -247,14 +256,12 @@ class KubeletPool:
         seq = itertools.count()
         heap: list[tuple[float, int, str, str]] = []
         count = max(1, len(self.kubelets))
-        for i, name in enumerate(self.kubelets):
+        for i, (name, kubelet) in enumerate(self.kubelets.items()):
             # Spread each duty over its first period: node i fires at (i+1)/count
             # of it, so no lease renewed at registration ages past a period.
-            heapq.heappush(heap, (now + self.heartbeat_interval * (i + 1) / count,
-                                  next(seq), "heartbeat", name))
-            heapq.heappush(heap, (now + self.relist_interval * (i + 1) / count,
-                                  next(seq), "relist", name))
-        periods = {"heartbeat": self.heartbeat_interval, "relist": self.relist_interval}
+            for duty in _DUTIES:
+                heapq.heappush(heap, (now + self._period(kubelet, duty) * (i + 1) / count,
+                                      next(seq), duty, name))
         while not self._stop.is_set():
             if not heap:
                 return
@@ -272,19 +279,28 @@ class KubeletPool:
                 due.append(heapq.heappop(heap))
             # A kubelet stopped on its own (a node failure) falls silent for good.
             due = [d for d in due if not self.kubelets[d[3]].stopped]
-            self._round([self.kubelets[d[3]] for d in due if d[2] == "heartbeat"],
-                        [self.kubelets[d[3]] for d in due if d[2] == "relist"])
+            self._round(*([self.kubelets[d[3]] for d in due if d[2] == duty]
+                          for duty in _DUTIES))
             for at, _, duty, name in due:
                 # From the due time, not from now: a slow round does not drift later.
-                heapq.heappush(heap, (max(at + periods[duty], time.monotonic()),
+                period = self._period(self.kubelets[name], duty)
+                heapq.heappush(heap, (max(at + period, time.monotonic()),
                                       next(seq), duty, name))
 
-    def _round(self, beats: list[Kubelet], relists: list[Kubelet]) -> None:
-        """Run one round of due duties: every node lease first, then the status
+    def _period(self, kubelet: Kubelet, duty: str) -> float:
+        if duty == "lease":
+            return kubelet.lease_renew_interval
+        if duty == "status":
+            return kubelet.heartbeat_interval
+        return self.relist_interval
+
+    def _round(self, leases: list[Kubelet], reports: list[Kubelet],
+               relists: list[Kubelet]) -> None:
+        """Run one round of due duties: the node leases first, then the status
         reports, each in batches of :data:`HEARTBEAT_BATCH` nodes per hold of the
         store's write lock, then the relists."""
-        self._in_batches(beats, lambda kubelet: kubelet.renew_lease())
-        self._in_batches(beats, lambda kubelet: kubelet.report_status())
+        self._in_batches(leases, lambda kubelet: kubelet.renew_lease())
+        self._in_batches(reports, lambda kubelet: kubelet.report_status())
         for kubelet in relists:
             if self._stop.is_set():
                 return

@@ -11,15 +11,17 @@ describe`` prints).
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from kubernetes import client, config, watch
 
 from tests.waiting import wait_for
 
-from .conftest import Daemon, Lines
+from .conftest import Daemon, Lines, start_daemon, stop_daemon
 
 pytestmark = pytest.mark.e2e
 
@@ -201,3 +203,52 @@ def test_minikube_py_get_and_delete(daemon: Daemon):
     daemon.cli("delete", "lease", "cli-lease", "-n", NODE_LEASES)
     assert daemon.kubectl("get", "lease", "cli-lease", "-n", NODE_LEASES,
                           check=False).returncode == 1
+
+
+def node_lease_durations(daemon: Daemon) -> dict[str, int]:
+    leases = daemon.get_json("leases", "-n", NODE_LEASES)["items"]
+    return {lease["metadata"]["name"]: lease["spec"]["leaseDurationSeconds"]
+            for lease in leases if lease["spec"].get("holderIdentity") == lease["metadata"]["name"]}
+
+
+def test_node_leases_carry_the_kubelets_lease_duration(daemon: Daemon, tmp_path: Path):
+    """--node-lease-duration-seconds is the kubelet's nodeLeaseDurationSeconds:
+    what every node's Lease says, as kubectl and the official client read it."""
+    nodes = {n["metadata"]["name"] for n in daemon.get_json("nodes")["items"]}
+    assert {n: d for n, d in node_lease_durations(daemon).items() if n in nodes} == {
+        n: 40 for n in nodes}  # Kubernetes' default
+    stretched = start_daemon(tmp_path / "state", "--nodes", "2",
+                             "--node-lease-duration-seconds", "1200",
+                             "--node-monitor-grace-period", "3600",
+                             "--node-status-update-frequency", "1200",
+                             "--node-monitor-period", "600")
+    try:
+        names = {n["metadata"]["name"] for n in stretched.get_json("nodes")["items"]}
+        assert len(names) == 2
+        assert node_lease_durations(stretched) == {n: 1200 for n in names}
+        api = config.new_client_from_config(config_file=str(stretched.kubeconfig))
+        try:
+            for name in names:
+                lease = client.CoordinationV1Api(api).read_namespaced_lease(name, NODE_LEASES)
+                assert lease.spec.lease_duration_seconds == 1200
+                assert lease.spec.holder_identity == name
+        finally:
+            api.close()
+        ready = {n["metadata"]["name"]: {c["type"]: c["status"]
+                                         for c in n["status"]["conditions"]}["Ready"]
+                 for n in stretched.get_json("nodes")["items"]}
+        assert ready == {n: "True" for n in names}
+    finally:
+        assert stop_daemon(stretched) == 0
+
+
+def test_a_grace_period_shorter_than_a_renewal_is_refused(tmp_path: Path):
+    state = tmp_path / "refused"
+    result = subprocess.run(
+        [sys.executable, "-m", "minikube_py", "daemon", "--state-dir", str(state),
+         "--listen", "127.0.0.1:0", "--runtime", "fake", "--node-lease-duration-seconds",
+         "1200"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert ("--node-monitor-grace-period 50: each node renews its lease every 300 s (a "
+            "quarter of --node-lease-duration-seconds 1200)") in result.stderr
+    assert not state.exists()  # refused before anything was written

@@ -23,7 +23,8 @@ TOLERATION = 2
 @pytest.fixture
 def plane(tmp_path: Path) -> Iterator[ControlPlane]:
     cp = ControlPlane(Options(state_dir=tmp_path / "state", runtime="fake", nodes=3, port=0,
-                              heartbeat_interval=0.5, node_grace_period=GRACE,
+                              heartbeat_interval=0.5, lease_renew_interval=0.5,
+                              node_grace_period=GRACE,
                               default_toleration_seconds=TOLERATION))
     cp.start()
     try:

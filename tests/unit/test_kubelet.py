@@ -145,6 +145,33 @@ def test_heartbeat_updates_last_heartbeat_time_and_images(client, kubelet, clock
         if "nginx:1.27" in i["names"]], "images in node status")
 
 
+@pytest.mark.parametrize(("lease_every", "status_every"), [(0.2, 4.0), (4.0, 0.2)])
+def test_lease_and_status_each_keep_their_own_period(client, make_kubelet, lease_every,
+                                                      status_every):
+    """nodeLeaseDurationSeconds (renewed every quarter) and
+    nodeStatusUpdateFrequency are separate kubelet settings: one heartbeat
+    thread keeps both, neither dragging the other."""
+    kubelet = make_kubelet(heartbeat_interval=status_every, lease_renew_interval=lease_every,
+                           lease_duration=120)
+    start = time.monotonic()
+    calls: list[str] = []
+    kubelet.renew_lease = lambda: calls.append("lease")  # type: ignore[method-assign]
+    kubelet.report_status = lambda: calls.append("status")  # type: ignore[method-assign]
+    fast, slow = ("lease", "status") if lease_every < status_every else ("status", "lease")
+    wait_for(lambda: calls.count(fast) >= 5, f"five {fast} duties", timeout=15)
+    assert time.monotonic() - start < max(lease_every, status_every)
+    assert calls.count(slow) <= 1, calls
+    # The lease says how long it lasts: the duration given, not the default.
+    lease = client.get("leases", "kube-node-lease", "node-1")
+    assert lease["spec"]["leaseDurationSeconds"] == 120
+
+
+def test_a_lease_duration_under_a_second_is_refused(client, runtime, tmp_path):
+    with pytest.raises(ValueError, match="node n: the lease duration must be more than 0"):
+        Kubelet(client, NodeSpec("n", 2000, 4 * GI, 110, {}), runtime, host=HOST,
+                state_dir=tmp_path / "k", lease_duration=0)
+
+
 def test_reregistration_keeps_spec_and_merges_labels(client, make_kubelet, runtime):
     client.create({"apiVersion": "v1", "kind": "Node",
                    "metadata": {"name": "node-1", "labels": {"custom": "yes"}},

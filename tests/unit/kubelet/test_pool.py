@@ -29,10 +29,12 @@ NODES = 120
 
 
 def pooled(client: LocalClient, pool: KubeletPool, name: str, tmp_path: Path,
-           runtime: Any = None) -> Kubelet:
+           runtime: Any = None, heartbeat: float = 0.2,
+           lease_every: float | None = None) -> Kubelet:
     return Kubelet(client, NodeSpec(name, 4000, 32 * GI, 110, {}),
                    runtime if runtime is not None else FakeRuntime(), host=HOST,
-                   state_dir=tmp_path / "kubelet", heartbeat_interval=0.2,
+                   state_dir=tmp_path / "kubelet", heartbeat_interval=heartbeat,
+                   lease_renew_interval=heartbeat if lease_every is None else lease_every,
                    cgroup_root=None, readings=lambda _: READINGS,
                    queue=pool.queue_for(name))
 
@@ -255,7 +257,7 @@ def test_timer_duties_due_within_a_tick_run_in_one_round(client: LocalClient, tm
                        timer_tick=tick, name="tick")
     beats: dict[str, list[float]] = {}
     for i in range(nodes):
-        kubelet = pooled(client, pool, f"t{i:02d}", tmp_path)
+        kubelet = pooled(client, pool, f"t{i:02d}", tmp_path, heartbeat=interval)
         calls = beats.setdefault(kubelet.node.name, [])
         kubelet.renew_lease = lambda calls=calls: calls.append(time.monotonic())  # type: ignore[method-assign]
         kubelet.report_status = lambda: None  # type: ignore[method-assign]
@@ -285,3 +287,47 @@ def test_the_timer_tick_is_a_tenth_of_the_heartbeat_period_unless_given(
     tenth of the nodes costs less per lease than ten rounds of a hundredth."""
     pool = KubeletPool(client, heartbeat_interval=interval, timer_tick=tick)
     assert pool.timer_tick == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("lease_every", "status_every"), [(0.2, 4.0), (4.0, 0.2)])
+def test_leases_and_status_reports_each_keep_their_own_period(
+        client: LocalClient, tmp_path: Path, lease_every: float, status_every: float) -> None:
+    """The kubelet renews its lease every quarter of nodeLeaseDurationSeconds and
+    works out its status every nodeStatusUpdateFrequency: stretching one (as
+    KWOK stretches both for thousands of fake nodes) must not drag the other."""
+    nodes = 10
+    pool = KubeletPool(client.for_caches(), workers=1, heartbeat_interval=status_every,
+                       lease_renew_interval=lease_every, name="periods")
+    assert pool.timer_tick == pytest.approx(min(lease_every, status_every) / 10)
+    calls: dict[str, list[str]] = {}
+    for i in range(nodes):
+        kubelet = pooled(client, pool, f"p{i:02d}", tmp_path, heartbeat=status_every,
+                         lease_every=lease_every)
+        mine = calls.setdefault(kubelet.node.name, [])
+        kubelet.renew_lease = lambda mine=mine: mine.append("lease")  # type: ignore[method-assign]
+        kubelet.report_status = lambda mine=mine: mine.append("status")  # type: ignore[method-assign]
+        pool.add(kubelet)
+    fast = "lease" if lease_every < status_every else "status"
+    slow = "status" if fast == "lease" else "lease"
+    start = time.monotonic()
+    pool.start()
+    try:
+        wait_for(lambda: all(c.count(fast) >= 5 for c in calls.values()),
+                 f"five {fast} duties per node", timeout=15)
+    finally:
+        pool.stop()
+    elapsed = time.monotonic() - start
+    assert elapsed < max(lease_every, status_every)  # so each slow duty ran at most once
+    for mine in calls.values():
+        assert mine.count(slow) <= 1, mine
+
+
+def test_the_control_plane_gives_every_kubelet_its_lease_duration(tmp_path: Path):
+    from tests.planes import hollow_plane
+    with hollow_plane(tmp_path / "state", lease_duration=1200, heartbeat_interval=600.0) as cp:
+        kubelets = list(cp.kubelets.values())
+        assert {k.lease_renew_interval for k in kubelets} == {300.0}  # a quarter
+        assert {k.heartbeat_interval for k in kubelets} == {600.0}
+        assert cp._pool is not None and cp._pool.timer_tick == pytest.approx(30.0)
+        leases = LocalClient(cp.registry).list("leases", namespace="kube-node-lease").items
+        assert sorted(lease["spec"]["leaseDurationSeconds"] for lease in leases) == [1200] * 3
