@@ -16,7 +16,9 @@ a fixed set of shared threads:
   empty list to a node without any, so pods deleted meanwhile are noticed;
 * **one shared work queue** of ``(node, pod key)`` pairs
   (:class:`~.nodequeue.NodeQueue` is each kubelet's view of it) and
-  ``workers`` worker threads calling :meth:`Kubelet.sync`; the control plane
+  ``workers`` worker threads calling :meth:`Kubelet.sync` (:data:`WORKERS`,
+  one, by default: a hollow pod's sync never waits for anything but the
+  interpreter, see there); the control plane
   gives pooled kubelets a ``resync_granularity`` of :attr:`timer_tick`, so
   the pods' periodic resyncs due within a tick reach the workers together;
 * **runtime events without a thread**: the fake runtime calls a listener on
@@ -66,7 +68,7 @@ from ..runtime.fake import FakeRuntime
 from .kubelet import Kubelet
 from .nodequeue import NodeQueue
 
-__all__ = ["BOUND_PODS", "KubeletPool"]
+__all__ = ["BOUND_PODS", "WORKERS", "KubeletPool"]
 
 log = logging.getLogger(__name__)
 
@@ -85,12 +87,24 @@ _RELIST_BACKOFF = 1.0
 HEARTBEAT_BATCH = 100
 #: The timer's duties, in the order a round runs them (see :meth:`KubeletPool._round`).
 _DUTIES = ("lease", "status", "relist")
+#: Worker threads syncing the hollow pods. One: a hollow pod's sync does
+#: in-process work only (the fake runtime answers at once, API calls go to the
+#: store in this process; graceful stops and probes run on their own threads,
+#: see :mod:`.terminator`), so a second worker can only take turns at the
+#: interpreter lock with the first, never run beside it. Taking turns is not
+#: free: two or four workers cost about twice the CPU of one per resync of
+#: a burst of hollow pods (in process, 500 nodes, 6,000 pods queued at once:
+#: 134-193 us against 72-120 us; the workers each switched ~280 times a second
+#: at 5,000 nodes and 100,000 pods), with no gain in pods Running per second
+#: (bench/RESULTS.md, issue 18's fifteenth session).
+WORKERS = 1
 
 
 class KubeletPool:
     """Fake-runtime kubelets driven by shared threads (see the module contract)."""
 
-    def __init__(self, client: Client, *, workers: int = 4, heartbeat_interval: float = 10.0,
+    def __init__(self, client: Client, *, workers: int = WORKERS,
+                 heartbeat_interval: float = 10.0,
                  lease_renew_interval: float | None = None,
                  relist_interval: float = 300.0, timer_tick: float | None = None,
                  name: str = "hollow") -> None:

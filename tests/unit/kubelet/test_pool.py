@@ -19,9 +19,9 @@ import pytest
 
 from minikube_py.client.local import LocalClient
 from minikube_py.kubelet import Kubelet
-from minikube_py.kubelet.pool import KubeletPool
+from minikube_py.kubelet.pool import WORKERS, KubeletPool
 from minikube_py.nodes import NodeSpec
-from minikube_py.runtime import LABEL_NODE, FakeRuntime
+from minikube_py.runtime import LABEL_NAME, LABEL_NODE, FakeRuntime
 from tests.unit.test_kubelet import GI, HOST, READINGS, create_pod, pod_in_phase
 from tests.waiting import wait_for
 
@@ -138,6 +138,39 @@ def test_stop_ends_the_threads_and_leaves_pods_running(client: LocalClient, tmp_
     assert [c.state for c in runtime_of(pool, "s3").list_containers()] == ["running"]
 
 
+def test_one_worker_by_default_and_a_slow_teardown_holds_up_no_other_pod(
+        client: LocalClient, tmp_path: Path):
+    # The pool's one worker (WORKERS) is safe only while nothing a sync does
+    # waits: a pod taking its whole grace period to stop must not stop the
+    # other pods, on its node or another, from starting meanwhile.
+    pool = KubeletPool(client.for_caches(), heartbeat_interval=0.2, name="w")
+    assert pool.workers == WORKERS == 1
+    for i in range(3):
+        pool.add(pooled(client, pool, f"w{i}", tmp_path))
+    pool.start()
+    try:
+        assert sorted(pool.thread_names()) == [
+            "w-kubelets-pods", "w-kubelets-timers", "w-kubelets-worker-0"]
+        create_pod(client, "stubborn", node="w0", terminationGracePeriodSeconds=30,
+                   containers=[{"name": "c", "image": "busybox:1.36", "env": [
+                       {"name": "FAKE_IGNORE_SIGTERM", "value": "1"}]}])
+        pod_in_phase(client, "stubborn", "Running")
+        client.delete("pods", "default", "stubborn")
+        wait_for(lambda: pool.kubelets["w0"].syncer.terminating(), "its teardown begun")
+        started = time.monotonic()
+        create_pod(client, "beside", node="w0")
+        create_pod(client, "elsewhere", node="w1")
+        pod_in_phase(client, "beside", "Running")
+        pod_in_phase(client, "elsewhere", "Running")
+        assert time.monotonic() - started < 15
+        # ... while the stubborn container still waits out its grace period.
+        assert pool.kubelets["w0"].syncer.terminating()
+        assert [c.state for c in runtime_of(pool, "w0").list_containers()
+                if c.labels.get(LABEL_NAME) == "stubborn"] == ["running"]
+    finally:
+        pool.stop(timeout=5)
+
+
 def test_one_kubelet_stopped_on_its_own_falls_silent(pool: KubeletPool, client: LocalClient):
     victim = pool.kubelets["h005"]
     create_pod(client, "before", node="h005")
@@ -169,10 +202,9 @@ def test_the_control_plane_pools_its_hollow_nodes(tmp_path: Path):
     with hollow_plane(tmp_path / "state", nodes=12, pod_resync_interval=30.0) as cp:
         kubelet_threads = [t.name for t in threading.enumerate()
                            if t.name not in before and "kubelet" in t.name]
-        # 12 nodes, one pool: its watch, its timer and its 4 workers; no per-node thread.
-        assert sorted(kubelet_threads) == sorted(
-            ["hollow-kubelets-pods", "hollow-kubelets-timers"]
-            + [f"hollow-kubelets-worker-{i}" for i in range(4)])
+        # 12 nodes, one pool: its watch, its timer and its one worker; no per-node thread.
+        assert sorted(kubelet_threads) == [
+            "hollow-kubelets-pods", "hollow-kubelets-timers", "hollow-kubelets-worker-0"]
         kubelets = list(cp.kubelets.values())
         assert len(kubelets) == 12
         assert {k.resync_interval for k in kubelets} == {30.0 * HOLLOW_RESYNC_FACTOR}
