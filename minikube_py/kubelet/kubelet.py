@@ -334,12 +334,6 @@ class Kubelet:
                 self.report_status()
                 status_due = _next_due(status_due, self.heartbeat_interval, now)
 
-    def heartbeat(self) -> None:
-        """One heartbeat: renew the node's Lease (:meth:`renew_lease`), then post
-        the node status if it changed or is due (:meth:`report_status`)."""
-        self.renew_lease()
-        self.report_status()
-
     def renew_lease(self) -> None:
         """Renew (or create) the node's Lease; a failure is logged, the next
         heartbeat tries again."""
