@@ -20,7 +20,11 @@ a fixed set of shared threads:
   one, by default: a hollow pod's sync never waits for anything but the
   interpreter, see there); the control plane
   gives pooled kubelets a ``resync_granularity`` of :attr:`timer_tick`, so
-  the pods' periodic resyncs due within a tick reach the workers together;
+  the pods' periodic resyncs due within a tick reach the workers together
+  (with KWOK's 300 s renewals the tick is 30 s, a round of about 4,000
+  resyncs at 100,000 pods; resyncs every 1 s instead cost more each and
+  raised the idle daemon's mean, bench/RESULTS.md, issue 18's sixteenth
+  session);
 * **runtime events without a thread**: the fake runtime calls a listener on
   each change, which queues the pod's key (the evented PLEG);
 * **one timer thread** for every periodic duty, kept in a heap of due times,
