@@ -23,6 +23,10 @@ EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})
 
 def mapping(value: object) -> Mapping[str, Any]:
     """``value`` if it is a mapping, else :data:`EMPTY`."""
+    # A plain dict first: nearly every value is one, and the ABC check costs
+    # six times as much (it is called hundreds of times along a pod's chain).
+    if type(value) is dict:
+        return value
     return value if isinstance(value, Mapping) else EMPTY
 
 

@@ -149,7 +149,7 @@ class DecisionFile:
 
     def _lines(self, d: Decision) -> list[bytes]:
         out: list[bytes] = []
-        rids = {int(r) for r in np.unique(d.status)} | {d.absent}
+        rids = set(d.status.tolist()) | {d.absent}  # np.unique would release the lock
         for rid in sorted(rids - self._reasons - {PASS}):
             st = REASONS.get(rid)
             out.append(_line({"t": "r", "i": rid, "p": st.plugin, "c": int(st.code),

@@ -27,6 +27,7 @@ from minikube_py.api.names import is_qualified_name
 from ...api.access import mapping as _map
 from ...api.podrequests import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from ..framework import CycleState, Handle, PluginArgsError, PreFilterResult
+from ..gil import distinct
 from ..podinfo import PodInfo
 from ..snapshot import COL_CPU, COL_EPHEMERAL, COL_MEMORY, COL_PODS, Snapshot
 from ..status import REASONS, Code, Status
@@ -219,7 +220,7 @@ class Fit:
         if not bits.any():
             return None
         out = np.zeros(len(slots), np.uint16)
-        for combo in np.unique(bits[bits != 0]).tolist():
+        for combo in distinct(bits[bits != 0]):
             picked = [reasons[j] for j in range(len(reasons)) if combo >> j & 1]
             out[bits == combo] = REASONS.intern(NAME, Code.UNSCHEDULABLE, *picked)
         return out

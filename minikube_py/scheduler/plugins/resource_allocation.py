@@ -30,6 +30,7 @@ import numpy as np
 
 from ...api.podrequests import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from ..framework import MAX_NODE_SCORE
+from ..gil import first_two_present
 from ..podinfo import PodInfo
 from ..snapshot import COL_CPU, COL_EPHEMERAL, COL_MEMORY, Snapshot
 from .helpers import F64, I32, I64, round_half_away, trunc_div
@@ -175,10 +176,8 @@ def balanced(req: I64, alloc: I64) -> I64:
     std = np.zeros(m, np.float64)
     two = count == 2
     if two.any():
-        # The two present fractions, in resource order.
-        order = np.argsort(~valid, axis=1, kind="stable")
-        f0 = np.take_along_axis(frac, order[:, :1], axis=1)[:, 0]
-        f1 = np.take_along_axis(frac, order[:, 1:2], axis=1)[:, 0] if k > 1 else f0
+        # The two present fractions, in resource order (no argsort: see ..gil).
+        f0, f1 = first_two_present(frac, valid)
         std = np.where(two, np.abs((f0 - f1) / 2), std)
     more = count > 2
     if more.any():

@@ -1,0 +1,63 @@
+"""The lock-keeping array helpers give exactly what the NumPy calls they
+replace gave (``np.unique``; ``argsort(~valid, kind="stable")`` with
+``take_along_axis``). Why they exist (NumPy's sorts hand the interpreter lock
+away) is measured in bench/RESULTS.md, not asserted here: whether a release
+becomes a switch depends on the machine's load."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from minikube_py.scheduler.gil import distinct, first_two_present
+from minikube_py.scheduler.plugins.resource_allocation import balanced
+
+
+@pytest.mark.parametrize("values", [
+    [], [0], [3, 3, 3], [5, 1, 5, 2, 1, 9], list(range(40, 0, -3)) * 7,
+    [2 ** 40, 1, 2 ** 40, -7],
+])
+def test_distinct_is_np_unique(values: list[int]) -> None:
+    arr = np.array(values, np.int64)
+    assert distinct(arr) == np.unique(arr).tolist()
+    assert distinct(arr.astype(np.uint16) if min(values, default=0) >= 0
+                    and max(values, default=0) < 2 ** 16 else arr) == np.unique(arr).tolist()
+
+
+def _by_argsort(frac: Any, valid: Any) -> tuple[Any, Any]:
+    order = np.argsort(~valid, axis=1, kind="stable")
+    f0 = np.take_along_axis(frac, order[:, :1], axis=1)[:, 0]
+    f1 = np.take_along_axis(frac, order[:, 1:2], axis=1)[:, 0]
+    return f0, f1
+
+
+@pytest.mark.parametrize("columns", [2, 3, 5])
+def test_first_two_present_matches_argsort_where_two_are_present(columns: int) -> None:
+    rng = np.random.default_rng(7)
+    frac = rng.random((400, columns))
+    valid = rng.random((400, columns)) < 0.6
+    f0, f1 = first_two_present(frac, valid)
+    g0, g1 = _by_argsort(frac, valid)
+    count = valid.sum(axis=1)
+    at_least_one, two_or_more = count >= 1, count >= 2
+    assert two_or_more.any() and (count == 1).any() and (count == 0).any()
+    assert np.array_equal(f0[at_least_one], g0[at_least_one])
+    assert np.array_equal(f1[two_or_more], g1[two_or_more])
+    # Rows short of values read 0.0 (the argsort picked some absent column).
+    assert (f0[count == 0] == 0.0).all() and (f1[count < 2] == 0.0).all()
+
+
+def test_balanced_scores_unchanged() -> None:
+    """BalancedAllocation's scores equal the formula computed with the argsort."""
+    rng = np.random.default_rng(11)
+    alloc = rng.integers(0, 4, (300, 3)) * 1000
+    req = rng.integers(0, 5000, (300, 3))
+    valid = alloc != 0
+    frac = np.minimum(np.where(valid, req / np.where(valid, alloc, 1), 0.0), 1.0)
+    g0, g1 = _by_argsort(frac, valid)
+    two = valid.sum(axis=1) == 2
+    want = ((1 - np.where(two, np.abs((g0 - g1) / 2), 0.0)) * 100.0).astype(np.int64)
+    got = balanced(req, alloc)
+    assert np.array_equal(got[two], want[two])
