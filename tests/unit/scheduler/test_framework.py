@@ -228,3 +228,39 @@ def test_no_filter_and_no_score_plugins() -> None:
     snap = snapshot([node("a"), node("b"), node("c")])
     result = fw.schedule(pod(), snap, rng=random.Random(0))
     assert result.node in {"a", "b", "c"} and result.feasible_nodes == 3
+
+
+@pytest.mark.parametrize(("nodes", "fits_every", "chunk"), [
+    (1700, 1, 500),   # the quota (max(100, 1700 * 37%) = 629) ends in the 2nd chunk
+    (1700, 3, 500),   # a third of the nodes fit: the quota needs most chunks
+    (1700, 7, 500),   # too few fit for the quota: every node is processed
+    (1700, 2, 97),    # chunk edges that fall anywhere
+    (260, 2, 13),
+    (1700, 0, 500),   # nothing fits: the FitError counts every node
+])
+def test_chunked_search_equals_one_pass(monkeypatch: pytest.MonkeyPatch, nodes: int,
+                                        fits_every: int, chunk: int) -> None:
+    """Filtering in chunks (``FILTER_CHUNK``) gives what one pass over all
+    nodes gives: the same nodes processed, verdicts, feasible nodes, choice,
+    message and next start index, over several cycles (the start rotates)."""
+    from minikube_py.scheduler import framework as framework_module
+
+    def run(chunk_size: int) -> list[tuple[Any, ...]]:
+        monkeypatch.setattr(framework_module, "FILTER_CHUNK", chunk_size)
+        snap = snapshot([node(f"n{i:04d}", cpu="4" if fits_every and i % fits_every == 0
+                              else "1", zone=f"z{i % 3}") for i in range(nodes)])
+        fw = framework()
+        rng = random.Random(5)
+        out = []
+        for i in range(4):
+            r = fw.schedule(pod(f"p{i}", requests=[{"cpu": "2"}]), snap, rng=rng)
+            d = r.decision
+            out.append((r.node, r.message, r.evaluated_nodes, r.feasible_nodes,
+                        d.evaluated.tolist(), d.status.tolist(), d.feasible.tolist(),
+                        fw.next_start_node_index))
+        return out
+
+    chunked, one_pass = run(chunk), run(10 ** 9)
+    assert chunked == one_pass
+    if fits_every == 1:  # the point of chunks: not every node is filtered
+        assert one_pass[0][2] < nodes
