@@ -595,9 +595,9 @@ class Framework:
         Verdicts are per node, so the nodes go through the filters in chunks
         of :data:`FILTER_CHUNK` and the search stops at the first chunk that
         completes the quota: at 5,000 nodes about 1,000 nodes are filtered,
-        not all of them, and no array of a chunk is longer than NumPy's 500
-        elements past which its element-wise loops release the interpreter
-        lock (see :mod:`.gil`).
+        not all of them, and no element-wise pass over a chunk's nodes is
+        longer than the 500 elements past which NumPy releases the
+        interpreter lock (see :mod:`.gil`).
         """
         n = len(rotated)
         statuses: list[U16] = []
