@@ -112,7 +112,7 @@ from .terminator import Terminator
 from .tokens import TokenCache, TokenSource
 from .volumes import VolumeManager
 
-__all__ = ["Kubelet"]
+__all__ = ["Kubelet", "next_due"]
 
 log = logging.getLogger(__name__)
 
@@ -329,10 +329,10 @@ class Kubelet:
             now = time.monotonic()
             if lease_due <= now:
                 self.renew_lease()
-                lease_due = _next_due(lease_due, self.lease_renew_interval, now)
+                lease_due = next_due(lease_due, self.lease_renew_interval, now)
             if status_due <= now:
                 self.report_status()
-                status_due = _next_due(status_due, self.heartbeat_interval, now)
+                status_due = next_due(status_due, self.heartbeat_interval, now)
 
     def renew_lease(self) -> None:
         """Renew (or create) the node's Lease; a failure is logged, the next
@@ -670,8 +670,12 @@ class Kubelet:
         return "ContainerCreating"
 
 
-def _next_due(due: float, period: float, now: float) -> float:
-    """The due time after ``due``: a period later, or a period from ``now`` if
-    that is already past (beats missed meanwhile are not made up)."""
+def next_due(due: float, period: float, now: float) -> float:
+    """The due time after ``due`` (a duty that ran at ``now``): a period later,
+    or a period from ``now`` if that is already past. Beats missed meanwhile
+    are not made up, and a late beat is not followed at once by another: as
+    Kubernetes' ``wait.Until`` loops (the kubelet's status sync, its lease
+    controller), the next comes a period after the late one ran. The standalone
+    kubelet's heartbeat thread and the pool's timer both follow this rule."""
     due += period
     return due if due > now else now + period

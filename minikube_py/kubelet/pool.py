@@ -69,7 +69,7 @@ from ..client.base import Client, Object, WatchStream, write_batch
 from ..client.workqueue import WorkQueue
 from ..runtime.base import LABEL_NAME, LABEL_NAMESPACE, LABEL_NODE, RuntimeEvent
 from ..runtime.fake import FakeRuntime
-from .kubelet import Kubelet
+from .kubelet import Kubelet, next_due
 from .nodequeue import NodeQueue
 
 __all__ = ["BOUND_PODS", "WORKERS", "KubeletPool"]
@@ -299,11 +299,12 @@ class KubeletPool:
             due = [d for d in due if not self.kubelets[d[3]].stopped]
             self._round(*([self.kubelets[d[3]] for d in due if d[2] == duty]
                           for duty in _DUTIES))
+            now = time.monotonic()
             for at, _, duty, name in due:
-                # From the due time, not from now: a slow round does not drift later.
+                # From the due time, not from now: a slow round does not drift later;
+                # a duty more than a period late waits a period (see next_due).
                 period = self._period(self.kubelets[name], duty)
-                heapq.heappush(heap, (max(at + period, time.monotonic()),
-                                      next(seq), duty, name))
+                heapq.heappush(heap, (next_due(at, period, now), next(seq), duty, name))
 
     def _period(self, kubelet: Kubelet, duty: str) -> float:
         if duty == "lease":

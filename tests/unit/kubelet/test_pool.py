@@ -19,6 +19,7 @@ import pytest
 
 from minikube_py.client.local import LocalClient
 from minikube_py.kubelet import Kubelet
+from minikube_py.kubelet.kubelet import next_due
 from minikube_py.kubelet.pool import WORKERS, KubeletPool
 from minikube_py.nodes import NodeSpec
 from minikube_py.runtime import LABEL_NAME, LABEL_NODE, FakeRuntime
@@ -352,6 +353,47 @@ def test_leases_and_status_reports_each_keep_their_own_period(
     assert elapsed < max(lease_every, status_every)  # so each slow duty ran at most once
     for mine in calls.values():
         assert mine.count(slow) <= 1, mine
+
+
+@pytest.mark.parametrize(("due", "period", "now", "expected"), [
+    (10.0, 2.0, 10.5, 12.0),   # on time: a period after the due time, no drift
+    (10.0, 2.0, 11.9, 12.0),   # late within a period: still the due time's beat
+    (10.0, 2.0, 12.5, 14.5),   # more than a period late: a period after it ran
+    (10.0, 2.0, 30.0, 32.0),   # beats missed meanwhile are not made up
+])
+def test_next_due(due: float, period: float, now: float, expected: float) -> None:
+    assert next_due(due, period, now) == pytest.approx(expected)
+
+
+def test_a_late_duty_is_not_repeated_at_once(client: LocalClient, tmp_path: Path) -> None:
+    """A lease renewal that ran a period late (a saturated daemon) is followed a
+    period later, as the standalone kubelet's (and Kubernetes' wait.Until):
+    not in the very next round, which would renew a just-renewed lease."""
+    period = 0.3
+    pool = KubeletPool(client.for_caches(), workers=1, heartbeat_interval=60.0,
+                       lease_renew_interval=period, name="late")
+    starts: list[float] = []
+    ends: list[float] = []
+
+    def renew() -> None:
+        starts.append(time.monotonic())
+        if len(starts) == 1:
+            time.sleep(2.5 * period)  # the first renewal overruns two periods
+        ends.append(time.monotonic())
+
+    kubelet = pooled(client, pool, "late0", tmp_path, heartbeat=60.0, lease_every=period)
+    kubelet.renew_lease = renew  # type: ignore[method-assign]
+    kubelet.report_status = lambda: None  # type: ignore[method-assign]
+    pool.add(kubelet)
+    pool.start()
+    try:
+        wait_for(lambda: len(ends) >= 3, "three lease renewals", timeout=15)
+    finally:
+        pool.stop()
+    # Not a tick after the overrun (the old rule: the due time was past) ...
+    assert starts[1] - ends[0] > 0.8 * period, (starts, ends)
+    # ... and on time afterwards.
+    assert starts[2] - starts[1] < period + pool.timer_tick + 0.3
 
 
 def test_the_control_plane_gives_every_kubelet_its_lease_duration(tmp_path: Path):
