@@ -24,15 +24,18 @@ SIGKILL only if it hangs) and removes its state directory. Sizes: 500 nodes /
   the hollow kubelets' heartbeats kept up under the load (expected: none).
 * Footprint, on the official client's daemon, from ``/proc/PID``: RSS and
   thread count with N idle nodes and once all pods run, and idle CPU (utime +
-  stime, % of one core) over ``--idle-seconds`` (60) after ``--settle`` (75)
-  seconds of rest. The rest outlasts the store's next look at its journal
-  (every 60 s): the fold of the journal that creating the pods grew, a burst
-  of a few seconds at 100,000 pods, belongs to the creating, not to holding
-  them (later folds, at a quarter's growth of the state, are in). The window
-  spans whole rounds of the hollow nodes' periodic work: their timer runs its
-  duties, and the pods' periodic resyncs fall due, in rounds a tenth of the
-  shorter heartbeat period apart (1 s at Kubernetes' defaults, 30 s at
-  KWOK's), so a 20 s window held one round or none.
+  stime, % of one core) over ``--idle-seconds`` (60; ``--quick``: 20) after
+  ``--settle`` (75; ``--quick``: 10) seconds of rest. The rest outlasts the
+  store's next look at its journal (every 60 s): the fold of the journal that
+  creating the pods grew, a burst of a few seconds at 100,000 pods, belongs
+  to the creating, not to holding them (later folds, at a quarter's growth
+  of the state, are in). The window spans whole rounds of the hollow nodes'
+  periodic work: their timer runs its duties, and the pods' periodic resyncs
+  fall due, in rounds a tenth of the shorter heartbeat period apart (1 s at
+  Kubernetes' defaults, 30 s at KWOK's; a 20 s window held one round or
+  none), so the window is rounded up to whole rounds, worked out from
+  ``--daemon-flags`` by the daemon's own flag parser and the kubelet pool's
+  rule.
 * Create latency: median and p90 of 200 sequential single creates (official
   client, one thread, after 5 unmeasured warm-up creates) on otherwise idle
   daemons with 3, 50, 500 and 5,000 hollow nodes (``--quick``: 3 and 50;
@@ -67,6 +70,7 @@ import contextlib
 import ctypes
 import datetime
 import json
+import math
 import os
 import shlex
 import shutil
@@ -88,6 +92,10 @@ from bench.results import machine, record, table
 from minikube_py.client.http import HTTPClient, HTTPWatch
 from minikube_py.client.kubeconfig import load
 from minikube_py.controllers.nodelifecycle import DEFAULT_GRACE_PERIOD
+from minikube_py.controlplane import Options
+from minikube_py.controlplane.arguments import add_control_plane_arguments, options_from_args
+from minikube_py.kubelet.node_lease import renew_interval
+from minikube_py.kubelet.pool import default_timer_tick
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE = "registry.k8s.io/pause:3.10"
@@ -813,12 +821,29 @@ def ok(flag: bool) -> str:
     return "met" if flag else "NOT met"
 
 
-def node_grace(daemon_flags: Sequence[str]) -> float:
-    """The node lifecycle controller's grace period (s) the daemons ran with: a
-    node whose lease is older is marked not Ready."""
-    if "--node-monitor-grace-period" in daemon_flags[:-1]:
-        return float(daemon_flags[daemon_flags.index("--node-monitor-grace-period") + 1])
-    return DEFAULT_GRACE_PERIOD
+def daemon_options(daemon_flags: Sequence[str]) -> Options:
+    """What the daemons' flags ask for, read by the daemon's own flag parser
+    (so ``--flag=value`` and ``--flag value`` alike); ValueError naming a
+    control-plane flag the daemon would refuse, before any daemon starts. Its
+    other flags (``--log-level``, ...) are left to the daemon."""
+    parser = argparse.ArgumentParser(prog="daemon", add_help=False, exit_on_error=False)
+    add_control_plane_arguments(parser)
+    try:
+        parsed, _ = parser.parse_known_args(list(daemon_flags))
+    except (argparse.ArgumentError, SystemExit) as exc:
+        raise ValueError(f"--daemon-flags {shlex.join(daemon_flags)!r}: {exc}") from None
+    return options_from_args(parsed)
+
+
+def hollow_tick(options: Options) -> float:
+    """Seconds between the hollow nodes' timer rounds (and their pods' resyncs)
+    in a daemon started with ``options``: the kubelet pool's own rule."""
+    return default_timer_tick(options.heartbeat_interval, renew_interval(options.lease_duration))
+
+
+def whole_rounds(seconds: float, tick: float) -> float:
+    """``seconds`` rounded up to a whole number of ``tick``s (at least one)."""
+    return round(max(1, math.ceil(seconds / tick - 1e-9)) * tick, 9)
 
 
 def verdicts(sizes: list[SizeResult], lat: dict[int, list[float]],
@@ -891,7 +916,7 @@ def report(sizes: list[SizeResult], lat: dict[int, list[float]],
         ["nodes", "median ms", "p90 ms", "max ms", "creates"],
         [[f"{n:,}", f"{statistics.median(v):.2f}", f"{pct(v, 90):.2f}", f"{max(v):.1f}",
           str(len(v))] for n, v in sorted(lat.items())])
-    lines = verdicts(sizes, lat, node_grace(args.daemon_flags))
+    lines = verdicts(sizes, lat, args.grace)
     print()
     for part in (throughput_table, foot_table, lat_table):
         if part.count("\n") > 1:
@@ -943,12 +968,15 @@ def main() -> None:
                          "3,50,500,5000; --quick 3,50; --nodes N: 3,N)")
     ap.add_argument("--threads", type=int, default=4,
                     help="creating and binding threads (default 4)")
-    ap.add_argument("--settle", type=float, default=75.0,
+    ap.add_argument("--settle", type=float, default=None,
                     help="rest before the idle CPU window, s (default 75: past the "
-                         "store's next look at its journal, every 60 s)")
-    ap.add_argument("--idle-seconds", type=float, default=60.0,
-                    help="idle CPU window, s (default 60: whole rounds of the hollow "
-                         "nodes' periodic work, 30 s apart with KWOK's heartbeats)")
+                         "store's next look at its journal, every 60 s; --quick: 10, "
+                         "its journal's fold is a matter of milliseconds)")
+    ap.add_argument("--idle-seconds", type=float, default=None,
+                    help="idle CPU window, s (default 60; --quick: 20), rounded up to whole "
+                         "rounds of "
+                         "the hollow nodes' periodic work (a round every 1 s at Kubernetes' "
+                         "heartbeats, 30 s at KWOK's)")
     ap.add_argument("--min-rate", type=float, default=5.0,
                     help="time limits: give up on a step slower than this many pods/s "
                          "(plus 120 s; default 5)")
@@ -958,6 +986,24 @@ def main() -> None:
                          "'--node-lease-duration-seconds 1200 --node-monitor-grace-period 3600'")
     args = ap.parse_args()
     args.daemon_flags = tuple(shlex.split(args.daemon_flags))
+    try:
+        options = daemon_options(args.daemon_flags)
+    except ValueError as exc:
+        ap.error(str(exc))
+    args.grace = options.node_grace_period
+    tick = hollow_tick(options)
+    if args.idle_seconds is None:
+        args.idle_seconds = 20.0 if args.quick else 60.0
+    if args.settle is None:
+        args.settle = 10.0 if args.quick else 75.0
+    if args.idle_seconds <= 0 or args.settle < 0:
+        ap.error("--idle-seconds must be positive and --settle not negative")
+    window = whole_rounds(args.idle_seconds, tick)
+    if window != args.idle_seconds:
+        print(f"scale_bench: idle window {args.idle_seconds:g} s rounded up to {window:g} s: "
+              f"whole rounds of the hollow nodes' timer, one every {tick:g} s with these "
+              "heartbeats", flush=True)
+        args.idle_seconds = window
     if (args.nodes is None) != (args.pods is None):
         ap.error("--nodes and --pods go together")
     if args.nodes is not None:

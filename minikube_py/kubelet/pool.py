@@ -72,7 +72,7 @@ from ..runtime.fake import FakeRuntime
 from .kubelet import Kubelet, next_due
 from .nodequeue import NodeQueue
 
-__all__ = ["BOUND_PODS", "WORKERS", "KubeletPool"]
+__all__ = ["BOUND_PODS", "WORKERS", "KubeletPool", "default_timer_tick"]
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +104,14 @@ _DUTIES = ("lease", "status", "relist")
 WORKERS = 1
 
 
+def default_timer_tick(heartbeat_interval: float,
+                       lease_renew_interval: float | None = None) -> float:
+    """The pool's timer tick unless one is given: a tenth of the shorter of the
+    two heartbeat periods (1 s at Kubernetes' 10 s, 30 s at KWOK's 300 s
+    renewals). The timer's rounds, and the pods' resyncs, come a tick apart."""
+    return min(heartbeat_interval, lease_renew_interval or heartbeat_interval) / 10
+
+
 class KubeletPool:
     """Fake-runtime kubelets driven by shared threads (see the module contract)."""
 
@@ -128,8 +136,8 @@ class KubeletPool:
         # about 100 us each where ten rounds of 50 cost 115-200 (each round
         # starts with the interpreter's caches cold), and the watchers it
         # reaches wake once a round (Store.exclusive) instead of ten times.
-        shortest = min(heartbeat_interval, lease_renew_interval or heartbeat_interval)
-        self.timer_tick = shortest / 10 if timer_tick is None else timer_tick
+        self.timer_tick = (default_timer_tick(heartbeat_interval, lease_renew_interval)
+                           if timer_tick is None else timer_tick)
         self.queue: WorkQueue[tuple[str, str]] = WorkQueue(name=f"{name}-kubelets")
         self.kubelets: dict[str, Kubelet] = {}
         self._stop = threading.Event()
