@@ -72,7 +72,7 @@ from typing import Any
 from ..api.errors import Conflict, NotFound
 from ..api.qos import qos_class
 from ..api.timefmt import parse_time
-from ..client.base import Client, Object
+from ..client.base import Client, Object, for_caches
 from ..client.events import EVENT_NORMAL, EVENT_WARNING, EventRecorder
 from ..runtime.base import (
     CONTAINER_CREATED,
@@ -160,6 +160,11 @@ class PodSyncer:
                  sources: ObjectSource | None = None,
                  volumes: VolumeManager | None = None) -> None:
         self.client = client
+        # Status writes and their conflict re-reads only read what they get back
+        # (the kubelet caches it, read-only): an in-process client hands out the
+        # store's shared copy, the one the pod informers decode anyway, instead
+        # of decoding a fresh one for the kubelet alone (one per status write).
+        self._status_client: Client = for_caches(client)
         self.runtime = runtime
         self.recorder = recorder
         self.node = node
@@ -295,7 +300,8 @@ class PodSyncer:
     def write_status(self, pod: Object, sandbox: Sandbox | None,
                      containers: list[ContainerStatus], *,
                      terminating: bool = False) -> Object | None:
-        """Write the computed status if it changed; returns the pod as stored."""
+        """Write the computed status if it changed; returns the pod as stored (it
+        may be the store's shared copy: read it, never change it)."""
         waiting = self._waiting(pod)
         ready, started = self._probe_views(pod, containers)
 
@@ -316,13 +322,14 @@ class PodSyncer:
             if status == current.get("status"):
                 return current
             try:
-                stored = self.client.update({**current, "status": status},
-                                            subresource="status")
+                stored = self._status_client.update({**current, "status": status},
+                                                    subresource="status")
             except NotFound:
                 return None
             except Conflict:
                 try:
-                    current = self.client.get("pods", meta["namespace"], meta["name"])
+                    current = self._status_client.get("pods", meta["namespace"],
+                                                      meta["name"])
                 except NotFound:
                     return None
                 if current["metadata"].get("uid") != meta.get("uid"):

@@ -218,6 +218,23 @@ def test_bound_pod_becomes_running_with_realistic_status(client, kubelet, runtim
     assert sandbox.labels["minikube-py.io/node"] == "node-1"
 
 
+def test_status_writes_hand_the_kubelet_the_stored_shared_copy(client, kubelet):
+    """A status write returns what the pod informers read (the store's one shared
+    decoded copy), not a fresh decode for the kubelet alone; nothing changes it."""
+    written: list[dict[str, Any]] = []
+    remember = kubelet.syncer._on_written
+    assert remember is not None
+    kubelet.syncer._on_written = lambda pod: (written.append(pod), remember(pod))[-1]
+    create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    wait_for(lambda: written and written[-1]["status"].get("phase") == "Running",
+             "the Running status written")
+    last = written[-1]
+    assert last is client.store.get_shared("pods", "default", "web")
+    assert kubelet.cached_pod("default", "web") == last
+    assert client.store.verify_shared() == ()
+
+
 def test_init_containers_run_in_order_before_app_containers(client, kubelet, runtime):
     stream = runtime.events()
     create_pod(client, "ordered", initContainers=[
