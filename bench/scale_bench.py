@@ -974,9 +974,8 @@ def main() -> None:
                          "its journal's fold is a matter of milliseconds)")
     ap.add_argument("--idle-seconds", type=float, default=None,
                     help="idle CPU window, s (default 60; --quick: 20), rounded up to whole "
-                         "rounds of "
-                         "the hollow nodes' periodic work (a round every 1 s at Kubernetes' "
-                         "heartbeats, 30 s at KWOK's)")
+                         "rounds of the hollow nodes' periodic work (a round every 1 s at "
+                         "Kubernetes' heartbeats, 30 s at KWOK's)")
     ap.add_argument("--min-rate", type=float, default=5.0,
                     help="time limits: give up on a step slower than this many pods/s "
                          "(plus 120 s; default 5)")

@@ -227,10 +227,11 @@ def test_status_writes_hand_the_kubelet_the_stored_shared_copy(client, kubelet):
     kubelet.syncer._on_written = lambda pod: (written.append(pod), remember(pod))[-1]
     create_pod(client, "web")
     pod_in_phase(client, "web", "Running")
-    wait_for(lambda: written and written[-1]["status"].get("phase") == "Running",
-             "the Running status written")
-    last = written[-1]
-    assert last is client.store.get_shared("pods", "default", "web")
+    # The last write is the stored version itself (a fresh decode never is).
+    last = wait_for(lambda: (
+        w if written and (w := written[-1])["status"].get("phase") == "Running"
+        and w is client.store.get_shared("pods", "default", "web") else None),
+        "the Running status written, handed back as the stored shared copy", timeout=5)
     assert kubelet.cached_pod("default", "web") == last
     assert client.store.verify_shared() == ()
 

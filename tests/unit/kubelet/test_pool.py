@@ -392,8 +392,8 @@ def test_a_late_duty_is_not_repeated_at_once(client: LocalClient, tmp_path: Path
         pool.stop()
     # Not a tick after the overrun (the old rule: the due time was past) ...
     assert starts[1] - ends[0] > 0.8 * period, (starts, ends)
-    # ... and on time afterwards.
-    assert starts[2] - starts[1] < period + pool.timer_tick + 0.3
+    # ... and on time afterwards (with slack for a loaded machine).
+    assert starts[2] - starts[1] < period + pool.timer_tick + 0.7
 
 
 def test_the_control_plane_gives_every_kubelet_its_lease_duration(tmp_path: Path):
