@@ -14,6 +14,13 @@ What client-go's informer promises, and this one too:
   (level-triggered loops heal even without changes).
 * Errors back off (0.2 s doubling to 10 s); a handler raising is logged and
   does not stop the informer.
+* :meth:`Informer.wait_current` lets another loop wait until every change
+  already written has reached the cache and its handlers (an in-process watch
+  knows what the store has queued for it). Kubernetes' components have no
+  such wait and act on whatever their caches hold; in one process it costs
+  almost nothing and closes races such as the scheduler placing a drained
+  node's replacement pod on the node just cordoned, its node informer a few
+  events behind its pod informer.
 """
 
 from __future__ import annotations
@@ -89,6 +96,15 @@ class Informer:
     @property
     def has_synced(self) -> bool:
         return self._synced.is_set()
+
+    def wait_current(self, timeout: float) -> bool:
+        """Wait until every change the store had queued for this informer's
+        watch when called is in the cache and its handlers have run. True once
+        so, and at once when the watch cannot tell (a remote one) or the
+        informer is between watches (relisting); False when ``timeout``
+        seconds ran out first. Not from a handler (the informer's own thread)."""
+        wait = getattr(self._watch, "wait_consumed", None)
+        return True if wait is None else bool(wait(timeout))
 
     def get(self, key: Key) -> Object | None:
         with self._lock:

@@ -38,6 +38,10 @@ class LocalWatch:
     def stopped(self) -> bool:
         return self._watch.stopped
 
+    def wait_consumed(self, timeout: float) -> bool:
+        """See :meth:`Watch.wait_consumed <minikube_py.store.watch.Watch.wait_consumed>`."""
+        return self._watch.wait_consumed(timeout)
+
     def __iter__(self) -> Iterator[Event]:
         for ev in self._watch:
             yield Event(ev.type, ev.shared_object if self._shared else ev.object)

@@ -55,6 +55,9 @@ log = logging.getLogger(__name__)
 
 Pod = dict[str, Any]
 DEFAULT_SCHEDULER = "default-scheduler"
+#: Seconds a cycle waits, at most, for the node informer to apply the node
+#: changes written before it (see :meth:`Scheduler.schedule_one`).
+NODE_CATCH_UP = 2.0
 
 
 def _assigned(pod: Mapping[str, Any]) -> bool:
@@ -237,7 +240,16 @@ class Scheduler:
                 self.queue.add_backoff(qp, "internal error while scheduling; see the log")
 
     def schedule_one(self, qp: QueuedPod) -> ScheduleResult | None:
-        """One scheduling cycle for ``qp`` (public for tests)."""
+        """One scheduling cycle for ``qp`` (public for tests).
+
+        The snapshot holds every node change written before the cycle began
+        (the node informer is waited for, up to :data:`NODE_CATCH_UP`), so a
+        pod created after a cordon never lands on the cordoned node: a drain's
+        replacement pods would otherwise race the cordon through two informer
+        threads."""
+        if not self.nodes.wait_current(NODE_CATCH_UP):
+            log.warning("scheduler %s: the node informer is more than %.0f s behind; "
+                        "scheduling on what it has", self.name, NODE_CATCH_UP)
         current = self.pods.get(qp.key)
         if current is None or _assigned(current) or _terminating(current):
             self.queue.done(qp)

@@ -288,6 +288,9 @@ class History:
             watch._close()
 
 
+_CONSUMERS_MADE = threading.Lock()
+
+
 def _with_rv(raw: str, rv: int) -> str:
     obj = jsontext.loads(raw)
     obj.setdefault("metadata", {})["resourceVersion"] = str(rv)
@@ -313,6 +316,18 @@ class Watch:
         self._overflow = False
         self._stopped = False
         self._closed = False
+        #: resourceVersion of the newest change queued for this watcher.
+        self.offered_rv = 0
+        #: resourceVersion up to which every queued change has been handed out
+        #: by :meth:`next` (or found not to match) and the reader has come back
+        #: for more: a reader that handles each event before asking for the
+        #: next has handled them all (see :meth:`wait_consumed`).
+        self.consumed_rv = 0
+        self._returned_rv = 0
+        self._batch_rv = 0
+        # Made on the first wait_consumed: most watches are never waited on.
+        self._consumers: threading.Condition | None = None
+        self._consumer_waits = 0
 
     def could_match(self, change: _Change) -> bool:
         """Whether ``change`` is filed under this watcher's key (old or new value)."""
@@ -333,6 +348,7 @@ class Watch:
                 self._changes.clear()
             else:
                 self._changes.append(change)
+            self.offered_rv = change.new.rv
             if wake is None:
                 self._cond.notify()
         if wake is not None:
@@ -344,6 +360,37 @@ class Watch:
         with self._cond:
             self._cond.notify()
 
+    def wait_consumed(self, timeout: float) -> bool:
+        """Wait until the reader has consumed (see :attr:`consumed_rv`) every
+        change queued for it when called. True once so or once the watch has
+        ended; False when ``timeout`` seconds ran out first. Never call it
+        from the reader's own thread."""
+        target = self.offered_rv
+        if self.consumed_rv >= target:
+            return True
+        with _CONSUMERS_MADE:
+            if self._consumers is None:
+                self._consumers = threading.Condition(threading.Lock())
+        consumers = self._consumers
+        with consumers:
+            self._consumer_waits += 1
+            try:
+                return consumers.wait_for(
+                    lambda: self.consumed_rv >= target or self.stopped, timeout)
+            finally:
+                self._consumer_waits -= 1
+
+    def _consumed(self, rv: int) -> None:
+        if rv > self.consumed_rv:
+            self.consumed_rv = rv
+            self._wake_consumers()
+
+    def _wake_consumers(self) -> None:
+        consumers = self._consumers
+        if consumers is not None and self._consumer_waits:
+            with consumers:
+                consumers.notify_all()
+
     @property
     def queued(self) -> int:
         """Changes the history handed to this watcher and it has not read yet."""
@@ -354,6 +401,7 @@ class Watch:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+        self._wake_consumers()
 
     def stop(self) -> None:
         """End the watch; a blocked :meth:`next` returns promptly."""
@@ -361,6 +409,7 @@ class Watch:
         self._history.unsubscribe(self)
         with self._cond:
             self._cond.notify_all()
+        self._wake_consumers()
 
     @property
     def stopped(self) -> bool:
@@ -382,9 +431,13 @@ class Watch:
     def next(self, timeout: float | None = None) -> WatchEvent | None:
         """The next matching event; ``None`` on timeout or once stopped."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        self._consumed(self._returned_rv)  # the reader is back: it has handled those
         while True:
             if self._pending:
-                return self._pending.pop()
+                event = self._pending.pop()
+                self._returned_rv = event.resource_version if self._pending else max(
+                    event.resource_version, self._batch_rv)
+                return event
             with self._cond:
                 while not self._changes and not self._overflow and not self.stopped:
                     if deadline is None:
@@ -402,7 +455,11 @@ class Watch:
                                   "waited unread; relist and watch again")
                 changes = list(self._changes)
                 self._changes.clear()
+            self._batch_rv = changes[-1].new.rv
             self._pending = self._convert(changes)
+            if not self._pending:  # none matched: the reader is still here, waiting
+                self._returned_rv = self._batch_rv
+                self._consumed(self._batch_rv)
 
     def _convert(self, changes: list[_Change]) -> list[WatchEvent]:
         out: list[WatchEvent] = []

@@ -148,3 +148,30 @@ def test_resync_redelivers_cached_objects(env):
         assert events[1:3] == [("update", "default/a"), ("update", "default/a")]
     finally:
         inf.stop()
+
+
+def test_wait_current_waits_until_the_handlers_ran(env):
+    _, registry, client = env
+    gate = threading.Event()
+    handled: list[str] = []
+
+    def on_add(obj: dict[str, Any]) -> None:
+        if obj["metadata"]["name"] == "slow":
+            gate.wait(10)
+        handled.append(obj["metadata"]["name"])
+
+    inf = Informer(client, "pods")
+    inf.add_handlers(Handlers(on_add=on_add))
+    inf.start()
+    try:
+        assert inf.wait_synced(5)
+        assert inf.wait_current(0)
+        registry.create(pod("slow"))
+        registry.create(pod("next"))
+        assert not inf.wait_current(0.1)  # "slow"'s handler is still waiting
+        gate.set()
+        assert inf.wait_current(5)
+        assert handled == ["slow", "next"]
+    finally:
+        gate.set()
+        inf.stop()

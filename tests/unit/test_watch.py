@@ -13,7 +13,8 @@ from minikube_py.api.errors import BadRequest, Expired
 from minikube_py.api.fields import parse_field_selector
 from minikube_py.api.labels import parse_selector
 from minikube_py.store.store import Store
-from minikube_py.store.watch import decode_shared
+from minikube_py.store.watch import Watch, decode_shared
+from tests.waiting import blocked_in, wait_for
 
 
 def pod(name: str, labels: dict[str, str] | None = None, ns: str = "default") -> dict[str, Any]:
@@ -411,3 +412,60 @@ def test_a_reader_that_is_awake_sees_a_blocks_events_before_it_ends(store: Store
         event = w.next(timeout=0.5)
         assert event is not None and event.object["metadata"]["name"] == "a"
     w.stop()
+
+
+# ------------------------------------------------------------------ wait_consumed
+
+
+def test_wait_consumed_holds_until_the_reader_comes_back_for_more(store: Store):
+    w = store.watch("pods", resource_version=store.resource_version)
+    assert w.wait_consumed(0)  # nothing queued
+    store.create("pods", pod("a"))
+    assert not w.wait_consumed(0.05)  # queued, unread
+    event = w.next(timeout=1)
+    assert event is not None and event.object["metadata"]["name"] == "a"
+    assert not w.wait_consumed(0.05)  # handed out: the reader may still be handling it
+    assert w.next(timeout=0) is None  # back for more: it has handled "a"
+    assert w.wait_consumed(0)
+
+
+def test_wait_consumed_wakes_a_waiter_when_the_reader_comes_back(store: Store):
+    w = store.watch("pods", resource_version=store.resource_version)
+    store.create("pods", pod("a"))
+    got: list[bool] = []
+    waiter = threading.Thread(target=lambda: got.append(w.wait_consumed(10)))
+    waiter.start()
+    wait_for(lambda: blocked_in(waiter, Watch.wait_consumed), "the waiter to block")
+    assert w.next(timeout=1) is not None
+    assert got == []  # still handling the event
+    assert w.next(timeout=0) is None
+    waiter.join(5)
+    assert got == [True]
+
+
+def test_changes_the_reader_does_not_match_do_not_hold_up_a_waiter(store: Store):
+    # An unindexed watcher is offered every change and filters for itself.
+    w = store.watch("pods", label_selector=parse_selector("app=yes"),
+                    resource_version=store.resource_version)
+    got: list[Any] = []
+    reader = threading.Thread(target=lambda: got.append(w.next()))
+    reader.start()
+    wait_for(lambda: blocked_in(reader, Watch.next), "the reader to block")
+    store.create("pods", pod("other", {"app": "no"}))
+    assert w.wait_consumed(5)  # the reader never returned, and needs not
+    assert got == []
+    w.stop()
+    reader.join(2)
+    assert got == [None]
+
+
+def test_a_waiter_is_released_when_the_watch_ends(store: Store):
+    w = store.watch("pods", resource_version=store.resource_version)
+    store.create("pods", pod("a"))
+    got: list[bool] = []
+    waiter = threading.Thread(target=lambda: got.append(w.wait_consumed(10)))
+    waiter.start()
+    wait_for(lambda: blocked_in(waiter, Watch.wait_consumed), "the waiter to block")
+    w.stop()
+    waiter.join(5)
+    assert got == [True]

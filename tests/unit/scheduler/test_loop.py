@@ -19,8 +19,9 @@ from minikube_py.scheduler.queue import SchedulingQueue
 from minikube_py.scheduler.scheduler import Scheduler
 from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
+from minikube_py.store.watch import Watch
 from tests.clock import FakeClock
-from tests.waiting import wait_for
+from tests.waiting import blocked_in, wait_for
 
 
 def node(name: str, cpu: str = "2", **labels: str) -> dict[str, Any]:
@@ -141,6 +142,49 @@ def test_unschedulable_records_event_condition_once_and_decision(registry: Regis
         registry.create(node("big", cpu="16"))
         assert wait_bound(registry, "huge") == "big"
     finally:
+        sched.stop()
+
+
+class NodeUpdatesHeld(Scheduler):
+    """A scheduler whose node informer holds every node update in its
+    handler until ``release`` is set: a node informer running behind."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.release = threading.Event()
+        super().__init__(*args, **kwargs)
+
+    def _node_updated(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        self.release.wait(30)
+        super()._node_updated(old, new)
+
+
+def test_a_pod_created_after_a_cordon_never_lands_on_the_cordoned_node(registry: Registry):
+    # A drain cordons, then deletes; the replacement pods must not land on the
+    # node even when the scheduler's node informer is behind its pod informer.
+    sched = NodeUpdatesHeld(LocalClient(registry), seed=7)
+    sched.start()
+    try:
+        registry.patch("nodes", None, "n1", "merge", {"spec": {"unschedulable": True}})
+        registry.create(pod("after", nodeSelector={"kubernetes.io/hostname": "n1"}))
+        thread = sched._thread
+        assert thread is not None
+
+        def bound_to() -> str:
+            return str(registry.get("pods", "default", "after")["spec"].get("nodeName") or "")
+
+        wait_for(lambda: bound_to() or blocked_in(thread, Watch.wait_consumed),
+                 "the cycle to wait for the node informer, or the pod to be bound")
+        assert bound_to() == ""
+        sched.release.set()
+        cond = wait_for(lambda: next(
+            (c for c in registry.get("pods", "default", "after").get("status", {})
+             .get("conditions", []) if c["type"] == "PodScheduled"), None),
+            "a PodScheduled condition", timeout=10)
+        assert cond["status"] == "False"
+        assert "1 node(s) were unschedulable" in cond["message"]
+        assert bound_to() == ""
+    finally:
+        sched.release.set()
         sched.stop()
 
 
