@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..api.timefmt import format_micro_time
+from .snapshot import Slots
 from .status import PASS, REASONS
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Decision", "DecisionLog", "Preemption", "ScorerColumn", "Victim"]
 
-I32 = npt.NDArray[np.int32]
 U16 = npt.NDArray[np.uint16]
 
 SCHEDULED: Final = "Scheduled"
@@ -136,7 +136,7 @@ class Decision:
     message: str
     names: tuple[str, ...]
     num_nodes: int
-    order: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    order: Slots = field(default_factory=lambda: np.zeros(0, np.intp))
     start: int = 0
     count: int = 0
     status: U16 = field(default_factory=lambda: np.zeros(0, np.uint16))
@@ -149,10 +149,10 @@ class Decision:
     # -------------------------------------------------------------- derived
 
     @property
-    def feasible(self) -> I32:
+    def feasible(self) -> Slots:
         """Slots of the nodes that passed every filter, in evaluation order
         (aligned with every :class:`ScorerColumn`)."""
-        passed: I32 = self.evaluated[self.status == PASS]
+        passed: Slots = self.evaluated[self.status == PASS]
         return passed
 
     def nbytes(self) -> int:
@@ -164,11 +164,11 @@ class Decision:
         return total
 
     @property
-    def evaluated(self) -> I32:
+    def evaluated(self) -> Slots:
         """Slots of the processed nodes, in evaluation order."""
         n = len(self.order)
         if n == 0 or self.count == 0:
-            return np.zeros(0, np.int32)
+            return np.zeros(0, np.intp)
         idx = (np.arange(self.count) + self.start) % n
         return self.order[idx]
 

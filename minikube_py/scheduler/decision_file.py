@@ -211,7 +211,7 @@ class DecisionFile:
                     reasons[int(record["i"])] = REASONS.intern(
                         str(record["p"]), Code(int(record["c"])), *map(str, record["m"]))
                 elif kind == "n":
-                    order = _array(record["order"], np.int32)
+                    order = _array(record["order"], np.int32).astype(np.intp)
                     tables[int(record["i"])] = (tuple(map(str, record["names"])), order)
                 elif kind == "d":
                     decisions.append(_decision(record, reasons, tables))

@@ -71,7 +71,7 @@ from .decision import (
 )
 from .gil import distinct
 from .podinfo import PodInfo
-from .snapshot import Snapshot
+from .snapshot import Slots, Snapshot
 from .status import PASS, REASONS, Code, ReasonTable, Status
 
 __all__ = [
@@ -105,7 +105,6 @@ __all__ = [
     "num_feasible_nodes_to_find",
 ]
 
-I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 U16 = npt.NDArray[np.uint16]
 
@@ -206,7 +205,7 @@ class FilterPlugin(Protocol):
     name: str
 
     def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot,
-               slots: I32) -> U16 | None:
+               slots: Slots) -> U16 | None:
         """Reason id per slot (0 = passes), or None when every node passes."""
         ...
 
@@ -224,16 +223,16 @@ class PreScorePlugin(Protocol):
     name: str
 
     def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot,
-                  slots: I32) -> Status: ...
+                  slots: Slots) -> Status: ...
 
 
 @runtime_checkable
 class ScorePlugin(Protocol):
     name: str
 
-    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> I64: ...
+    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64: ...
 
-    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32,
+    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots,
                   scores: I64) -> I64:
         """NormalizeScore; return ``scores`` unchanged when there is none."""
         ...
@@ -290,7 +289,7 @@ class Diagnosis:
     """
 
     num_all_nodes: int
-    slots: I32
+    slots: Slots
     status: U16
     absent: int
     prefilter_message: str = ""
@@ -300,7 +299,7 @@ class Diagnosis:
         hits = np.flatnonzero(self.slots == slot)
         return int(self.status[hits[0]]) if len(hits) else self.absent
 
-    def slots_with_code(self, code: Code, order: I32) -> I32:
+    def slots_with_code(self, code: Code, order: Slots) -> Slots:
         """``NodesForStatusCode``, in node-tree order (kube-scheduler iterates a map)."""
         table = np.array([int(REASONS.get(i).code) for i in range(len(REASONS))], np.int8)
         rejected = self.status != PASS
@@ -310,7 +309,7 @@ class Diagnosis:
         if absent_code is code:
             others = order[~np.isin(order, explicit)]
             picked = np.concatenate((picked, others))
-        out: I32 = order[np.isin(order, picked)]
+        out: Slots = order[np.isin(order, picked)]
         return out
 
 
@@ -487,7 +486,7 @@ class Framework:
                 st = st.with_plugin(plugin.name)
                 return self._unschedulable(
                     info, snap, state, now, order, Diagnosis(
-                        n_all, np.zeros(0, np.int32), np.zeros(0, np.uint16),
+                        n_all, np.zeros(0, np.intp), np.zeros(0, np.uint16),
                         REASONS.intern_status(st), st.message, {plugin.name}))
             if res is not None and res.node_names is not None:
                 with_nodes.append(plugin.name)
@@ -500,14 +499,14 @@ class Framework:
                     rid = REASONS.intern("", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, text)
                     return self._unschedulable(
                         info, snap, state, now, order, Diagnosis(
-                            n_all, np.zeros(0, np.int32), np.zeros(0, np.uint16), rid, text,
+                            n_all, np.zeros(0, np.intp), np.zeros(0, np.uint16), rid, text,
                             set(with_nodes)))
 
         universe = order
         absent = PASS
         if restrict is not None:
             wanted = [s for s in (snap.slot_of(n) for n in restrict) if s >= 0]
-            universe = order[np.isin(order, np.array(wanted, np.int32))]
+            universe = order[np.isin(order, np.array(wanted, np.intp))]
             absent = REASONS.intern("", Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                                     f"node(s) didn't satisfy plugin(s) "
                                     f"[{' '.join(sorted(with_nodes))}]")
@@ -516,7 +515,7 @@ class Framework:
         if info.nominated_node_name:
             slot = snap.slot_of(info.nominated_node_name)
             if slot >= 0:
-                one = np.array([slot], np.int32)
+                one = np.array([slot], np.intp)
                 # findNodesThatPassFilters over a one-node list resets the
                 # rotating index to 0 (n % 1), as in kube-scheduler.
                 self.next_start_node_index = 0
@@ -584,7 +583,7 @@ class Framework:
                                tuple(columns), unsched_plugins, n_all, chosen=chosen,
                                absent=absent)
 
-    def _search(self, state: CycleState, pod: PodInfo, snap: Snapshot, rotated: I32,
+    def _search(self, state: CycleState, pod: PodInfo, snap: Snapshot, rotated: Slots,
                 to_find: int) -> tuple[U16, npt.NDArray[np.intp], int]:
         """The sequential equivalent of the parallel search: the filters over
         ``rotated``, stopping where the next feasible node would exceed the
@@ -624,7 +623,7 @@ class Framework:
         return np.concatenate(statuses), np.concatenate(found), done
 
     def run_filters(self, state: CycleState, pod: PodInfo, snap: Snapshot,
-                    slots: I32) -> U16:
+                    slots: Slots) -> U16:
         """Filter plugins in profile order; each sees only the nodes still passing."""
         status = np.zeros(len(slots), np.uint16)
         cur = slots
@@ -668,13 +667,13 @@ class Framework:
                 state.skip_filter.add(plugin.name)
             elif not st.ok:
                 return REASONS.intern_status(st.with_plugin(plugin.name))
-        return int(self.run_filters(state, pod, snap, np.array([slot], np.int32))[0])
+        return int(self.run_filters(state, pod, snap, np.array([slot], np.intp))[0])
 
     # ---------------------------------------------------------------- results
 
-    def _scheduled(self, info: PodInfo, snap: Snapshot, now: float, order: I32, start: int,
-                   count: int, status: U16, feasible: I32, columns: tuple[ScorerColumn, ...],
-                   unsched: set[str], n_all: int, *, chosen: I32 | None = None,
+    def _scheduled(self, info: PodInfo, snap: Snapshot, now: float, order: Slots, start: int,
+                   count: int, status: U16, feasible: Slots, columns: tuple[ScorerColumn, ...],
+                   unsched: set[str], n_all: int, *, chosen: Slots | None = None,
                    absent: int = PASS) -> ScheduleResult:
         slot = int((chosen if chosen is not None else feasible)[0])
         node = snap.name_of(slot)
@@ -686,7 +685,7 @@ class Framework:
                               len(feasible))
 
     def _unschedulable(self, info: PodInfo, snap: Snapshot, state: CycleState, now: float,
-                       order: I32, diag: Diagnosis, *, start: int = 0) -> ScheduleResult:
+                       order: Slots, diag: Diagnosis, *, start: int = 0) -> ScheduleResult:
         n_all = diag.num_all_nodes
         fit_msg = fit_error_message(n_all, diag.status, diag.absent,
                                     prefilter_message=diag.prefilter_message)

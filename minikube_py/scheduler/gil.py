@@ -14,6 +14,7 @@ uses these helpers, which do the same work under the lock, on its hot path.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -27,18 +28,20 @@ def distinct(values: npt.NDArray[Any]) -> list[int]:
     return sorted(set(values.tolist()))
 
 
-def first_two_present(frac: npt.NDArray[np.float64], valid: npt.NDArray[np.bool_]
+def first_two_present(fracs: Sequence[npt.NDArray[np.float64]],
+                      valids: Sequence[npt.NDArray[np.bool_]]
                       ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Per row, the first and second ``frac`` values where ``valid`` (0.0 where a
-    row has fewer), in column order: what ``argsort(~valid, kind="stable")``
-    with ``take_along_axis`` gives, column by column (few columns)."""
-    m, k = frac.shape
+    """Per row, the first and second ``fracs`` values where ``valids`` (0.0
+    where a row has fewer), in column order, given column by column: what
+    ``argsort(~valid, kind="stable")`` with ``take_along_axis`` gives on the
+    stacked columns. Columns keep each pass as long as a column (the 2-D
+    passes were ``m * k`` elements, past the 500 at 500 nodes scored)."""
+    m = len(fracs[0]) if fracs else 0
     f0 = np.zeros(m, np.float64)
     f1 = np.zeros(m, np.float64)
     seen = np.zeros(m, np.int64)
-    for i in range(k):
-        present = valid[:, i]
-        f0 = np.where(present & (seen == 0), frac[:, i], f0)
-        f1 = np.where(present & (seen == 1), frac[:, i], f1)
+    for frac, present in zip(fracs, valids, strict=True):
+        f0 = np.where(present & (seen == 0), frac, f0)
+        f1 = np.where(present & (seen == 1), frac, f1)
         seen += present
     return f0, f1

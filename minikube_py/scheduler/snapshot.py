@@ -67,10 +67,17 @@ from ..api.podrequests import (
 )
 from .podinfo import HostPort, PodInfo, Taint
 
-__all__ = ["COL_CPU", "COL_EPHEMERAL", "COL_MEMORY", "COL_PODS", "PodRecord", "Snapshot"]
+__all__ = ["COL_CPU", "COL_EPHEMERAL", "COL_MEMORY", "COL_PODS", "PodRecord", "Slots",
+           "Snapshot"]
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
+#: Node slots, and every other array used to index one: of NumPy's own index
+#: type. A gather with int32 indices casts them first, and that cast hands
+#: the interpreter lock away at any size (a wait of up to the 5 ms switch
+#: interval in a busy daemon); with ``intp`` a gather of a few hundred
+#: elements keeps it.
+Slots = npt.NDArray[np.intp]
 BoolArr = npt.NDArray[np.bool_]
 F64 = npt.NDArray[np.float64]
 
@@ -160,7 +167,7 @@ class Snapshot:
         self._nonzero: I64 = np.zeros((cap, 2), np.int64)
         self._valid: BoolArr = np.zeros(cap, np.bool_)
         self._unsched: BoolArr = np.zeros(cap, np.bool_)
-        self._taint_set: I32 = np.zeros(cap, np.int32)
+        self._taint_set: Slots = np.zeros(cap, np.intp)  # indexes look-up tables
         self._port_count: I64 = np.zeros(cap, np.int64)
         self._labels: dict[str, I32] = {}
         self._absent: I32 = np.full(cap, -1, np.int32)
@@ -177,7 +184,7 @@ class Snapshot:
         self._by_slot: list[_NodeEntry | None] = [None] * cap
         self._free: list[int] = list(range(cap - 1, -1, -1))
         self._zones: dict[str, list[str]] = {}
-        self._order: I32 | None = None
+        self._order: Slots | None = None
         self._names: tuple[str, ...] | None = None
         self._num_nodes = 0
         self._pods: dict[str, PodRecord] = {}
@@ -535,7 +542,7 @@ class Snapshot:
     def capacity(self) -> int:
         return self._cap
 
-    def order(self) -> I32:
+    def order(self) -> Slots:
         """Slots of all nodes in node-tree order (zones interleaved)."""
         if self._order is None:
             lists = list(self._zones.values())
@@ -546,7 +553,7 @@ class Snapshot:
                     if i < len(zone_nodes):
                         names.append(zone_nodes[i])
                 i += 1
-            self._order = np.fromiter((self._entries[n].slot for n in names), np.int32,
+            self._order = np.fromiter((self._entries[n].slot for n in names), np.intp,
                                       len(names))
         return self._order
 
@@ -630,7 +637,7 @@ class Snapshot:
         return self._unsched
 
     @property
-    def taint_set_ids(self) -> I32:
+    def taint_set_ids(self) -> Slots:
         return self._taint_set
 
     @property

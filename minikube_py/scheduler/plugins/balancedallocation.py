@@ -16,7 +16,7 @@ from ..podinfo import PodInfo
 from ..snapshot import Snapshot
 from ..status import Status
 from .fit import parse_resources
-from .helpers import I32, I64
+from .helpers import I64, Slots
 from .resource_allocation import allocatable_requested, balanced, pod_request_list
 
 NAME: Final = "NodeResourcesBalancedAllocation"
@@ -33,11 +33,11 @@ class BalancedAllocation:
         if errors:
             raise PluginArgsError(errors)
 
-    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> Status:
+    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> Status:
         state.write(_PRESCORE_KEY, pod_request_list(pod, self.resources, use_requested=True))
         return Status.success()
 
-    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> I64:
+    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         requests = state.get(_PRESCORE_KEY)
         if not isinstance(requests, list):
             requests = pod_request_list(pod, self.resources, use_requested=True)
@@ -45,6 +45,6 @@ class BalancedAllocation:
                                            use_requested=True)
         return balanced(req, alloc)
 
-    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32,
+    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots,
                   scores: I64) -> I64:
         return scores

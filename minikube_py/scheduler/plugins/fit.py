@@ -31,7 +31,7 @@ from ..gil import distinct
 from ..podinfo import PodInfo
 from ..snapshot import COL_CPU, COL_EPHEMERAL, COL_MEMORY, COL_PODS, Snapshot
 from ..status import REASONS, Code, Status
-from .helpers import I32, I64, U16
+from .helpers import I64, U16, Slots
 from .resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
@@ -184,7 +184,7 @@ class Fit:
         state.write(_PREFILTER_KEY, self._checks(pod, snap))
         return None, Status.success()
 
-    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> U16 | None:
+    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> U16 | None:
         checks = state.get(_PREFILTER_KEY)
         if not isinstance(checks, list):
             checks = self._checks(pod, snap)
@@ -197,7 +197,9 @@ class Fit:
                 row += snap.charge_vector(info)[: used.shape[1]]
             extra[slot] = row
         reasons = [self._too_many]
-        pods_used = used[slots, COL_PODS]
+        # Column first, then a 1-D gather: the 2-D form ``used[slots, col]``
+        # hands the interpreter lock away at any size (see snapshot.Slots).
+        pods_used = used[:, COL_PODS][slots]
         if extra:
             pods_used = pods_used.copy()
         bits = np.zeros(len(slots), np.int64)
@@ -205,13 +207,13 @@ class Fit:
         if extra:
             for slot, pos in extra_pos.items():
                 pods_used[pos] += extra[slot][COL_PODS]
-        bits |= (pods_used + 1 > alloc[slots, COL_PODS]).astype(np.int64)
+        bits |= (pods_used + 1 > alloc[:, COL_PODS][slots]).astype(np.int64)
         for j, (col, amount, reason) in enumerate(checks, start=1):
             reasons.append(reason)
             if col < 0:
                 bits |= np.int64(1 << j)
                 continue
-            free = alloc[slots, col] - used[slots, col]
+            free = alloc[:, col][slots] - used[:, col][slots]
             if extra:
                 for slot, pos in extra_pos.items():
                     if col < len(extra[slot]):
@@ -225,12 +227,12 @@ class Fit:
             out[bits == combo] = REASONS.intern(NAME, Code.UNSCHEDULABLE, *picked)
         return out
 
-    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> Status:
+    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> Status:
         state.write(_PRESCORE_KEY, pod_request_list(pod, self.args.resources,
                                                     use_requested=False))
         return Status.success()
 
-    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> I64:
+    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         requests = state.get(_PRESCORE_KEY)
         if not isinstance(requests, list):
             requests = pod_request_list(pod, self.args.resources, use_requested=False)
@@ -238,6 +240,6 @@ class Fit:
                                            use_requested=False)
         return self._scorer(req, alloc)
 
-    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32,
+    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots,
                   scores: I64) -> I64:
         return scores

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..framework import MAX_NODE_SCORE
+from ..snapshot import Slots as Slots  # what plugins index nodes with
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]

@@ -16,7 +16,7 @@ import numpy as np
 from ..framework import MAX_NODE_SCORE, CycleState, Handle
 from ..podinfo import PodInfo
 from ..snapshot import Snapshot
-from .helpers import I32, I64
+from .helpers import I64, Slots
 
 NAME: Final = "ImageLocality"
 MB: Final = 1024 * 1024
@@ -38,7 +38,7 @@ class ImageLocality:
                  handle: Handle | None = None) -> None:
         pass
 
-    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> I64:
+    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         total_nodes = snap.num_nodes
         sums = np.zeros(len(slots), np.int64)
         for image in pod.images:
@@ -50,6 +50,6 @@ class ImageLocality:
             sums += np.where(col[slots], scaled, 0)
         return calculate_priority(sums, pod.num_containers)
 
-    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32,
+    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots,
                   scores: I64) -> I64:
         return scores

@@ -40,7 +40,7 @@ from ..framework import CycleState, Handle, PluginArgsError, PreFilterResult
 from ..podinfo import AffinityTerm, PodInfo, WeightedAffinityTerm
 from ..snapshot import PodRecord, Snapshot
 from ..status import REASONS, Code, Status
-from .helpers import I32, I64, U16, BoolArr
+from .helpers import I32, I64, U16, BoolArr, Slots
 
 NAME: Final = "InterPodAffinity"
 ERR_REASON_EXISTING_ANTI_AFFINITY: Final = (
@@ -172,7 +172,7 @@ class InterPodAffinity:
             return np.zeros(len(col), np.bool_)
         return np.isin(col, vids)
 
-    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> U16 | None:
+    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> U16 | None:
         pre = state.get(_PREFILTER_KEY)
         if not isinstance(pre, _PreFilterState):
             return None
@@ -209,7 +209,7 @@ class InterPodAffinity:
 
     # -------------------------------------------------------------- score
 
-    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> Status:
+    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> Status:
         if len(slots) == 0:
             return Status.skip()
         has_constraints = bool(pod.preferred_affinity_terms or
@@ -256,7 +256,7 @@ class InterPodAffinity:
         state.write(_PRESCORE_KEY, _PreScoreState(scores))
         return Status.success()
 
-    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> I64:
+    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         pre = state.get(_PRESCORE_KEY)
         out = np.zeros(len(slots), np.int64)
         if not isinstance(pre, _PreScoreState):
@@ -272,7 +272,7 @@ class InterPodAffinity:
             out += np.where(col >= 0, lut[np.where(col >= 0, col, nvalues)], 0)
         return out
 
-    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32,
+    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots,
                   scores: I64) -> I64:
         pre = state.get(_PRESCORE_KEY)
         if not isinstance(pre, _PreScoreState) or not pre.topology_score or len(scores) == 0:

@@ -48,7 +48,7 @@ from ..framework import CycleState, Handle, PreFilterResult
 from ..podinfo import PodInfo
 from ..snapshot import Snapshot
 from ..status import REASONS, Code, Status
-from .helpers import I32, I64, U16, BoolArr, default_normalize, verdicts
+from .helpers import I64, U16, BoolArr, Slots, default_normalize, verdicts
 
 NAME: Final = "NodeAffinity"
 ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
@@ -67,7 +67,7 @@ _EXACT_FLOAT: Final = float(2**53)
 
 
 
-def requirement_mask(snap: Snapshot, req: Requirement, slots: I32) -> BoolArr:
+def requirement_mask(snap: Snapshot, req: Requirement, slots: Slots) -> BoolArr:
     """``Requirement.Matches`` for the nodes at ``slots``."""
     col = snap.label_column(req.key)[slots]
     op = req.operator
@@ -136,7 +136,7 @@ class NodeSelectorTerm:
             return cls(None, None, str(exc))
         return cls(tuple(labels) if exprs else None, tuple(parsed_fields) if fields else None)
 
-    def mask(self, snap: Snapshot, slots: I32) -> BoolArr:
+    def mask(self, snap: Snapshot, slots: Slots) -> BoolArr:
         if self.error is not None:
             return np.zeros(len(slots), np.bool_)
         out = np.ones(len(slots), np.bool_)
@@ -176,7 +176,7 @@ class RequiredNodeAffinity:
     def trivial(self) -> bool:
         return not self.node_selector and self.terms is None
 
-    def match(self, snap: Snapshot, slots: I32) -> BoolArr:
+    def match(self, snap: Snapshot, slots: Slots) -> BoolArr:
         out = np.ones(len(slots), np.bool_)
         for key, value in self.node_selector.items():
             out &= snap.label_column(key)[slots] == snap.value_id(value)
@@ -238,7 +238,7 @@ class NodeAffinity:
             return PreFilterResult(frozenset(names)), Status.success()
         return None, Status.success()
 
-    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> U16 | None:
+    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> U16 | None:
         required = state.get(_PREFILTER_KEY)
         if not isinstance(required, RequiredNodeAffinity):
             required = RequiredNodeAffinity.of(pod)
@@ -246,14 +246,14 @@ class NodeAffinity:
             return None
         return verdicts(~required.match(snap, slots), self._rid)
 
-    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> Status:
+    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> Status:
         terms = _preferred_terms(pod)
         if terms is None:
             return Status.skip()
         state.write(_PRESCORE_KEY, terms)
         return Status.success()
 
-    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> I64:
+    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         terms = state.get(_PRESCORE_KEY)
         if not isinstance(terms, list):
             terms = _preferred_terms(pod) or []
@@ -262,6 +262,6 @@ class NodeAffinity:
             out += np.where(term.mask(snap, slots), weight, 0)
         return out
 
-    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32,
+    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots,
                   scores: I64) -> I64:
         return default_normalize(scores, reverse=False)

@@ -9,7 +9,7 @@ from ..framework import CycleState, Handle
 from ..podinfo import PodInfo
 from ..snapshot import Snapshot
 from ..status import REASONS, Code
-from .helpers import I32, U16, verdicts
+from .helpers import U16, Slots, verdicts
 
 NAME: Final = "NodeName"
 ERR_REASON: Final = "node(s) didn't match the requested node name"
@@ -22,7 +22,7 @@ class NodeName:
                  handle: Handle | None = None) -> None:
         self._rid = REASONS.intern(NAME, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
-    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> U16 | None:
+    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> U16 | None:
         if not pod.node_name:
             return None
         return verdicts(slots != snap.slot_of(pod.node_name), self._rid)

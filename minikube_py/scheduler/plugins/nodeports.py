@@ -18,7 +18,7 @@ from ..framework import CycleState, Handle, PreFilterResult
 from ..podinfo import DEFAULT_BIND_ALL_HOST_IP, HostPort, PodInfo
 from ..snapshot import Snapshot
 from ..status import REASONS, Code, Status
-from .helpers import I32, U16
+from .helpers import U16, Slots
 
 NAME: Final = "NodePorts"
 ERR_REASON: Final = "node(s) didn't have free ports for the requested pod ports"
@@ -49,7 +49,7 @@ class NodePorts:
             return None, Status.skip()
         return None, Status.success()
 
-    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> U16 | None:
+    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> U16 | None:
         if not pod.host_ports:
             return None
         extra: dict[int, list[HostPort]] = {}

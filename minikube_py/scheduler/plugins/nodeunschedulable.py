@@ -13,7 +13,7 @@ from ..framework import CycleState, Handle
 from ..podinfo import PodInfo, Taint, tolerations_tolerate
 from ..snapshot import Snapshot
 from ..status import REASONS, Code
-from .helpers import I32, U16, verdicts
+from .helpers import U16, Slots, verdicts
 
 NAME: Final = "NodeUnschedulable"
 ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"
@@ -28,7 +28,7 @@ class NodeUnschedulable:
         self._rid = REASONS.intern(NAME, Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                                    ERR_REASON_UNSCHEDULABLE)
 
-    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> U16 | None:
+    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> U16 | None:
         if tolerations_tolerate(pod.tolerations, _TAINT):
             return None
         return verdicts(snap.unschedulable[slots], self._rid)

@@ -50,7 +50,7 @@ from ..framework import MAX_NODE_SCORE, CycleState, Handle, PluginArgsError, Pre
 from ..podinfo import PodInfo
 from ..snapshot import Snapshot
 from ..status import REASONS, Code, Status
-from .helpers import F64, I32, I64, U16, BoolArr, round_half_away
+from .helpers import F64, I64, U16, BoolArr, Slots, round_half_away
 from .nodeaffinity import RequiredNodeAffinity
 from .tainttoleration import hard_taint_lut
 
@@ -194,7 +194,7 @@ class PodTopologySpread:
         return [Constraint(c.max_skew, c.topology_key, selector, c.min_domains,
                            c.honor_affinity, c.honor_taints) for c in constraints]
 
-    def _eligible(self, pod: PodInfo, snap: Snapshot, slots: I32,
+    def _eligible(self, pod: PodInfo, snap: Snapshot, slots: Slots,
                   constraints: Sequence[Constraint]) -> tuple[BoolArr, BoolArr, BoolArr]:
         """(has every key, passes required affinity, has no untolerated hard taint)."""
         keys_ok = np.ones(len(slots), np.bool_)
@@ -250,7 +250,7 @@ class PodTopologySpread:
         state.write(_PREFILTER_KEY, _PreFilterState(constraints, keys))
         return None, Status.success()
 
-    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> U16 | None:
+    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> U16 | None:
         pre = state.get(_PREFILTER_KEY)
         if not isinstance(pre, _PreFilterState) or not pre.constraints:
             return None
@@ -276,7 +276,7 @@ class PodTopologySpread:
 
     # -------------------------------------------------------------- score
 
-    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> Status:
+    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> Status:
         if snap.num_nodes == 0:
             return Status.skip()
         try:
@@ -336,7 +336,7 @@ class PodTopologySpread:
                                                   counter, empty_id))
         return Status.success()
 
-    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> I64:
+    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         pre = state.get(_PRESCORE_KEY)
         if not isinstance(pre, _PreScoreState):
             return np.zeros(len(slots), np.int64)
@@ -352,7 +352,7 @@ class PodTopologySpread:
             total = np.where(present, total + (cnt * weight + float(c.max_skew - 1)), total)
         return np.where(pre.ignored, 0, round_half_away(total))
 
-    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32,
+    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots,
                   scores: I64) -> I64:
         pre = state.get(_PRESCORE_KEY)
         if not isinstance(pre, _PreScoreState) or len(scores) == 0:

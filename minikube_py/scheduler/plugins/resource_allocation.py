@@ -33,7 +33,7 @@ from ..framework import MAX_NODE_SCORE
 from ..gil import first_two_present
 from ..podinfo import PodInfo
 from ..snapshot import COL_CPU, COL_EPHEMERAL, COL_MEMORY, Snapshot
-from .helpers import F64, I32, I64, round_half_away, trunc_div
+from .helpers import F64, I64, BoolArr, Slots, round_half_away, trunc_div
 
 MAX_UTILIZATION: Final = 100
 #: Shape scores are given on 0..10 (``MaxCustomPriorityScore``).
@@ -66,7 +66,7 @@ def pod_request_list(pod: PodInfo, resources: Sequence[ResourceSpec], *,
     return out
 
 
-def allocatable_requested(snap: Snapshot, slots: I32, resources: Sequence[ResourceSpec],
+def allocatable_requested(snap: Snapshot, slots: Slots, resources: Sequence[ResourceSpec],
                           pod_requests: Sequence[int], *,
                           use_requested: bool) -> tuple[I64, I64]:
     """``[m, k]`` allocatable and requested-with-the-pod, zeros where skipped."""
@@ -80,17 +80,19 @@ def allocatable_requested(snap: Snapshot, slots: I32, resources: Sequence[Resour
             continue
         if name in (CPU, MEMORY):
             col = COL_CPU if name == CPU else COL_MEMORY
-            used = (base[slots, col] if use_requested
-                    else snap.nonzero_requested[slots, 0 if name == CPU else 1])
+            # Column first, then a 1-D gather: the 2-D form ``base[slots, col]``
+            # hands the interpreter lock away at any size (see snapshot.Slots).
+            used = (base[:, col][slots] if use_requested
+                    else snap.nonzero_requested[:, 0 if name == CPU else 1][slots])
         elif name == EPHEMERAL_STORAGE:
             col = COL_EPHEMERAL
-            used = base[slots, col]
+            used = base[:, col][slots]
         else:
             col = snap.resource_column(name)
             if col < 0 or not is_scalar_resource_name(name):
                 continue
-            used = base[slots, col]
-        a = snap.allocatable[slots, col]
+            used = base[:, col][slots]
+        a = snap.allocatable[:, col][slots]
         present = a != 0
         alloc[:, i] = a
         req[:, i] = np.where(present, used + pod_req, 0)
@@ -169,25 +171,34 @@ def requested_to_capacity_ratio(weights: Sequence[int],
 
 def balanced(req: I64, alloc: I64) -> I64:
     m, k = req.shape
-    valid = alloc != 0
-    frac = np.where(valid, req / np.where(valid, alloc, 1), 0.0)
-    frac = np.minimum(frac, 1.0)
-    count = valid.sum(axis=1)
+    # Column by column: every pass is one column long (m, at most the 500
+    # nodes scored at 5,000), never the m * k elements past which NumPy hands
+    # the interpreter lock away (see ..gil).
+    fracs: list[F64] = []
+    valids: list[BoolArr] = []
+    count = np.zeros(m, np.int64)
+    for i in range(k):
+        a = alloc[:, i]
+        valid = a != 0
+        frac = np.where(valid, req[:, i] / np.where(valid, a, 1), 0.0)
+        fracs.append(np.minimum(frac, 1.0))
+        valids.append(valid)
+        count += valid
     std = np.zeros(m, np.float64)
     two = count == 2
     if two.any():
         # The two present fractions, in resource order (no argsort: see ..gil).
-        f0, f1 = first_two_present(frac, valid)
+        f0, f1 = first_two_present(fracs, valids)
         std = np.where(two, np.abs((f0 - f1) / 2), std)
     more = count > 2
     if more.any():
         total = np.zeros(m, np.float64)
-        for i in range(k):
-            total = np.where(valid[:, i], total + frac[:, i], total)
+        for frac, valid in zip(fracs, valids, strict=True):
+            total = np.where(valid, total + frac, total)
         mean = total / np.maximum(count, 1)
         sq = np.zeros(m, np.float64)
-        for i in range(k):
-            d = frac[:, i] - mean
-            sq = np.where(valid[:, i], sq + d * d, sq)
+        for frac, valid in zip(fracs, valids, strict=True):
+            d = frac - mean
+            sq = np.where(valid, sq + d * d, sq)
         std = np.where(more, np.sqrt(sq / np.maximum(count, 1)), std)
     return ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)

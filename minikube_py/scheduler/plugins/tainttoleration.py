@@ -31,7 +31,7 @@ from ..podinfo import (
 )
 from ..snapshot import Snapshot
 from ..status import REASONS, Code, Status
-from .helpers import I32, I64, U16, default_normalize
+from .helpers import I64, U16, Slots, default_normalize
 
 NAME: Final = "TaintToleration"
 _PRESCORE_KEY: Final = "PreScore" + NAME
@@ -82,13 +82,13 @@ class TaintToleration:
             self._cache[key] = lut
         return lut
 
-    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> U16 | None:
+    def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> U16 | None:
         lut = self._filter_lut(snap, pod.tolerations)
         if not lut.any():
             return None
         return lut[snap.taint_set_ids[slots]]
 
-    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> Status:
+    def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> Status:
         # Tolerations with an empty effect tolerate PreferNoSchedule taints too.
         prefer = tuple(t for t in pod.tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
         counts = np.zeros(len(snap.taint_sets), np.int64)
@@ -98,7 +98,7 @@ class TaintToleration:
         state.write(_PRESCORE_KEY, counts)
         return Status.success()
 
-    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32) -> I64:
+    def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         counts = state.get(_PRESCORE_KEY)
         if not isinstance(counts, np.ndarray) or len(counts) != len(snap.taint_sets):
             self.pre_score(state, pod, snap, slots)
@@ -106,6 +106,6 @@ class TaintToleration:
         assert isinstance(counts, np.ndarray)
         return np.asarray(counts[snap.taint_set_ids[slots]], np.int64)
 
-    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: I32,
+    def normalize(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots,
                   scores: I64) -> I64:
         return default_normalize(scores, reverse=True)
