@@ -1,8 +1,11 @@
 """Array helpers that keep the interpreter lock.
 
 NumPy releases the interpreter lock around its sorts (``sort``, ``argsort``,
-``unique``) at any size, around ``searchsorted``, ``bincount`` and fancy
-indexing, and around element-wise loops over more than 500 elements. In the
+``unique``) at any size, around ``searchsorted`` and ``bincount``, around a
+gather whose indices are not of its index type (they are cast first: hence
+:data:`~.snapshot.Slots`) or that indexes two dimensions at once (``a[slots,
+col]``; ``a[:, col][slots]`` keeps the lock), and around element-wise loops
+over more than 500 elements (so columns, not ``[m, k]`` arrays). In the
 daemon another thread is nearly always waiting for the lock: a release can
 hand it over (the longer the call, the likelier), and the scheduling thread
 then waits until that thread blocks or its switch interval (5 ms) runs out. Measured
