@@ -13,6 +13,7 @@ import pytest
 
 from minikube_py.scheduler.gil import distinct, first_two_present
 from minikube_py.scheduler.plugins.resource_allocation import balanced
+from minikube_py.scheduler.snapshot import Snapshot
 
 
 @pytest.mark.parametrize("values", [
@@ -90,3 +91,19 @@ def test_balanced_column_by_column_equals_the_whole_array_formula(columns: int) 
     # a score of 1 either way where three or more are present, none elsewhere.
     assert np.array_equal(got[count <= 2], want[count <= 2])
     assert np.abs(got - want).max() <= 1
+
+
+def test_the_index_arrays_a_cycle_gathers_with_are_numpys_index_type() -> None:
+    """Int32 indices are cast before a gather, and the cast hands the lock
+    away (bench/RESULTS.md, nineteenth session): the slots the framework
+    hands every plugin, and the taint-set ids that index look-up tables, are
+    ``intp`` from the start, also after the snapshot grows."""
+    snap = Snapshot()
+    for i in range(300):  # past the initial capacity: the arrays are regrown
+        snap.add_node({"metadata": {"name": f"n{i}"}, "spec": {"taints": [
+            {"key": "k", "value": str(i % 3), "effect": "NoSchedule"}]},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+    assert snap.order().dtype == np.intp
+    assert len(snap.order()) == 300
+    assert snap.taint_set_ids.dtype == np.intp
+    assert len(set(snap.taint_set_ids[snap.order()].tolist())) == 3
