@@ -429,13 +429,20 @@ def test_wait_consumed_holds_until_the_reader_comes_back_for_more(store: Store):
     assert w.wait_consumed(0)
 
 
-def test_wait_consumed_wakes_a_waiter_when_the_reader_comes_back(store: Store):
-    w = store.watch("pods", resource_version=store.resource_version)
-    store.create("pods", pod("a"))
+def _blocked_waiter(w: Watch) -> tuple[threading.Thread, list[bool]]:
+    """A thread in ``w.wait_consumed(10)``, once it is asleep there, and the
+    list its answer goes to."""
     got: list[bool] = []
     waiter = threading.Thread(target=lambda: got.append(w.wait_consumed(10)))
     waiter.start()
     wait_for(lambda: blocked_in(waiter, Watch.wait_consumed), "the waiter to block")
+    return waiter, got
+
+
+def test_wait_consumed_wakes_a_waiter_when_the_reader_comes_back(store: Store):
+    w = store.watch("pods", resource_version=store.resource_version)
+    store.create("pods", pod("a"))
+    waiter, got = _blocked_waiter(w)
     assert w.next(timeout=1) is not None
     assert got == []  # still handling the event
     assert w.next(timeout=0) is None
@@ -462,10 +469,7 @@ def test_changes_the_reader_does_not_match_do_not_hold_up_a_waiter(store: Store)
 def test_a_waiter_is_released_when_the_watch_ends(store: Store):
     w = store.watch("pods", resource_version=store.resource_version)
     store.create("pods", pod("a"))
-    got: list[bool] = []
-    waiter = threading.Thread(target=lambda: got.append(w.wait_consumed(10)))
-    waiter.start()
-    wait_for(lambda: blocked_in(waiter, Watch.wait_consumed), "the waiter to block")
+    waiter, got = _blocked_waiter(w)
     w.stop()
     waiter.join(5)
     assert got == [True]
