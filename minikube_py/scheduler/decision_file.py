@@ -44,6 +44,7 @@ import numpy as np
 
 from ..api import jsontext
 from .decision import Decision, Preemption, ScorerColumn, Victim
+from .gil import write_held
 from .status import PASS, REASONS, Code
 
 log = logging.getLogger(__name__)
@@ -101,7 +102,9 @@ class DecisionFile:
             return
         data = b"".join(lines)
         try:
-            written = os.write(fd, data)
+            # Keeping the interpreter lock (see gil.write_held): a releasing
+            # write in the scheduling loop waited for the lock to come back.
+            written = write_held(fd, data)
             if written != len(data):
                 raise OSError(f"short write ({written} of {len(data)} bytes)")
         except OSError as exc:

@@ -118,6 +118,16 @@ def test_an_unwritable_file_keeps_the_log_working_in_memory(tmp_path: Path,
     assert caplog.text.count("kept in memory only") == 1
 
 
+def test_a_failing_write_keeps_the_log_working_in_memory(caplog: pytest.LogCaptureFixture):
+    # /dev/full opens, and every write to it fails with ENOSPC: a full disk.
+    log = DecisionLog(file=DecisionFile(Path("/dev/full")))
+    for d in varied_decisions():
+        log.record(d)
+    assert len(log) == 4
+    assert caplog.text.count("kept in memory only") == 1
+    assert "No space left on device" in caplog.text
+
+
 def test_forgotten_pods_stay_forgotten_and_the_file_is_compacted(tmp_path: Path):
     path = tmp_path / "d.jsonl"
     log = DecisionLog(capacity=20, per_pod=2, file=DecisionFile(path))

@@ -2,16 +2,23 @@
 replace gave (``np.unique``; ``argsort(~valid, kind="stable")`` with
 ``take_along_axis``). Why they exist (NumPy's sorts hand the interpreter lock
 away) is measured in bench/RESULTS.md, not asserted here: whether a release
-becomes a switch depends on the machine's load."""
+becomes a switch depends on the machine's load. write_held is the exception:
+its test sets a long switch interval, so a kept lock leaves no room for one."""
 
 from __future__ import annotations
 
+import errno
+import os
+import resource
+import sys
+import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from minikube_py.scheduler.gil import distinct, first_two_present
+from minikube_py.scheduler.gil import distinct, first_two_present, write_held
 from minikube_py.scheduler.plugins.resource_allocation import balanced
 from minikube_py.scheduler.snapshot import Snapshot
 
@@ -107,3 +114,65 @@ def test_the_index_arrays_a_cycle_gathers_with_are_numpys_index_type() -> None:
     assert len(snap.order()) == 300
     assert snap.taint_set_ids.dtype == np.intp
     assert len(set(snap.taint_set_ids[snap.order()].tolist())) == 3
+
+
+def test_write_held_writes_and_returns_the_count_as_os_write(tmp_path: Path):
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        assert write_held(fd, b"one\n") == 4
+        assert write_held(fd, b"") == 0
+        assert write_held(fd, b"two\n") == 4
+    finally:
+        os.close(fd)
+    assert (tmp_path / "f").read_bytes() == b"one\ntwo\n"
+
+
+def test_a_failed_write_held_raises_oserror_with_its_errno(tmp_path: Path):
+    fd = os.open(tmp_path / "f", os.O_RDONLY | os.O_CREAT)
+    os.close(fd)
+    with pytest.raises(OSError) as closed:
+        write_held(fd, b"x")
+    assert closed.value.errno == errno.EBADF
+    fd = os.open(tmp_path / "f", os.O_RDONLY)
+    try:
+        with pytest.raises(OSError) as read_only:
+            write_held(fd, b"x")
+        assert read_only.value.errno == errno.EBADF
+    finally:
+        os.close(fd)
+
+
+def test_a_busy_thread_beside_does_not_make_write_held_wait(tmp_path: Path):
+    # os.write releases the interpreter lock; with a thread spinning in Python
+    # the writer then sleeps until the lock comes back, a voluntary context
+    # switch at every call (checked: 149 in these 100 writes). Kept, the
+    # writer sleeps only when the spinner asks for the lock, once a switch
+    # interval (here 50 ms, far longer than the 100 writes take).
+    stop = threading.Event()
+    started = threading.Event()
+
+    def spin() -> None:
+        started.set()
+        n = 0
+        while not stop.is_set():
+            n += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.05)
+    spinner = threading.Thread(target=spin, daemon=True)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    line = b"x" * 900 + b"\n"
+    try:
+        spinner.start()
+        started.wait(5)
+        before = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw
+        for _ in range(100):
+            write_held(fd, line)
+        switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw - before
+    finally:
+        stop.set()
+        spinner.join(5)
+        sys.setswitchinterval(interval)
+        os.close(fd)
+    assert (tmp_path / "f").stat().st_size == 100 * len(line)
+    assert switches <= 5, f"{switches} voluntary context switches in 100 writes"
