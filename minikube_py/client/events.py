@@ -33,10 +33,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from ..api.errors import NotFound, StatusError
+from ..api.timefmt import format_time
 from .base import Client
 
 __all__ = ["AGGREGATION_WINDOW", "EVENT_NORMAL", "EVENT_WARNING", "EventRecorder"]
@@ -49,10 +49,6 @@ EVENT_WARNING = "Warning"
 AGGREGATION_WINDOW = 600.0
 #: Distinct events remembered for aggregation (client-go keeps an LRU of 4096).
 _CACHE_SIZE = 4096
-
-
-def _time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(slots=True)
@@ -130,7 +126,7 @@ class EventRecorder:
         namespace, name, count = target
         try:
             self.client.patch("events", namespace, name, "merge",
-                              {"count": count, "lastTimestamp": _time(now)})
+                              {"count": count, "lastTimestamp": format_time(now)})
         except NotFound:
             return False
         except StatusError as exc:
@@ -141,7 +137,7 @@ class EventRecorder:
     def _create(self, key: tuple[str, ...], involved: dict[str, Any], namespace: str,
                 type_: str, reason: str, message: str, now: float) -> None:
         name = f"{involved['name']}.{self._unique_ns(now):016x}"
-        stamp = _time(now)
+        stamp = format_time(now)
         event = {
             "apiVersion": "v1",
             "kind": "Event",

@@ -74,9 +74,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from ..api.timefmt import format_time
 from .base import (
     CONTAINER_CREATED,
     CONTAINER_EXITED,
@@ -129,10 +129,6 @@ _SIGKILL_EXIT = 137
 _MIB = 1024 * 1024
 #: How often a following log reader re-checks ``alive()`` while idle.
 _ALIVE_CHECK_SECONDS = 0.5
-
-
-def _rfc3339(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _env(cfg: ContainerConfig, name: str) -> str | None:
@@ -323,7 +319,7 @@ class FakeRuntime:
 
     def _log(self, c: _Container, text: str) -> None:
         now = self._clock()
-        c.logs.append((now, f"{_rfc3339(now)} {text}\n".encode()))
+        c.logs.append((now, f"{format_time(now)} {text}\n".encode()))
 
     def _exit(self, c: _Container, code: int, why: str, reason: str | None = None) -> None:
         now = self._clock()
