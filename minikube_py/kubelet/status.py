@@ -275,10 +275,11 @@ def _initialized(init: Sequence[Obj], apps: Sequence[Obj], phase: str) -> Obj:
     return _condition("Initialized", True)
 
 
-def _with_transition(cond: Obj, old: Mapping[str, Any] | None, now: str) -> Obj:
-    since = now
+def _with_transition(cond: Obj, old: Mapping[str, Any] | None, now: float) -> Obj:
     if old is not None and old.get("status") == cond["status"] and old.get("lastTransitionTime"):
         since = str(old["lastTransitionTime"])
+    else:
+        since = rfc3339(now)  # only a transition needs the time written out
     # No ``lastProbeTime: null``: the API drops nulls, and a status that
     # round-trips unchanged is what lets "write only when changed" hold.
     return {"type": cond["type"], "status": cond["status"], "lastTransitionTime": since,
@@ -306,7 +307,6 @@ def pod_status(pod: Mapping[str, Any], *, sandbox: Sandbox | None,
     waiting = waiting or {}
     ready = ready or {}
     started = started or {}
-    stamp = rfc3339(now)
     instances = group_instances(containers)
     init_specs = list(spec.get("initContainers") or [])
     default_reason = "PodInitializing" if init_specs else "ContainerCreating"
@@ -334,10 +334,10 @@ def pod_status(pod: Mapping[str, Any], *, sandbox: Sandbox | None,
         _ready(spec, apps, phase, old_conditions),
         _readiness("ContainersReady", apps, phase),
     ]
-    conditions = [_with_transition(c, old_conditions.get(c["type"]), stamp) for c in owned]
+    conditions = [_with_transition(c, old_conditions.get(c["type"]), now) for c in owned]
     scheduled = old_conditions.get("PodScheduled")
     conditions.append(scheduled if scheduled is not None else _with_transition(
-        _condition("PodScheduled", True), None, stamp))
+        _condition("PodScheduled", True), None, now))
     conditions.extend(c for t, c in old_conditions.items() if t not in KUBELET_CONDITIONS)
 
     status: Obj = {"phase": phase, "conditions": conditions}
@@ -353,7 +353,7 @@ def pod_status(pod: Mapping[str, Any], *, sandbox: Sandbox | None,
     elif old.get("podIP"):
         status["podIP"] = old["podIP"]
         status["podIPs"] = old.get("podIPs") or [{"ip": old["podIP"]}]
-    status["startTime"] = old.get("startTime") or stamp
+    status["startTime"] = old.get("startTime") or rfc3339(now)
     if init_specs:
         status["initContainerStatuses"] = init
     status["containerStatuses"] = apps

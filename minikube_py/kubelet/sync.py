@@ -202,7 +202,7 @@ class PodSyncer:
         if pod is None:
             with self._lock:
                 uid = self._uids.pop(key, None)
-            if not self._remove_orphans(namespace, name, keep_uid=None) and uid:
+            if not self._remove_orphans(namespace, name, keep_uid=None)[1] and uid:
                 self._forget_pod(uid)
             return None
         meta = pod.get("metadata") or {}
@@ -263,13 +263,22 @@ class PodSyncer:
             parallel(jobs, name=f"kill-{sb.id[:12]}")
         self.runtime.stop_sandbox(sb.id, 0)
 
-    def _remove_orphans(self, namespace: str, name: str, keep_uid: str | None) -> bool:
+    def _remove_orphans(self, namespace: str, name: str,
+                        keep_uid: str | None) -> tuple[list[Sandbox], bool]:
         """Kill and remove (on a terminator thread) every sandbox of ``namespace/name``
-        but ``keep_uid``'s; True if there were any."""
+        but ``keep_uid``'s; returns ``keep_uid``'s sandboxes, oldest first, and
+        whether there were others.
+
+        One listing by name serves both: a sandbox carries the namespace and
+        name of the pod it was made for, and a pod's name never changes, so
+        the pod's own sandboxes are among them (a second listing by uid at
+        every sync cost a tenth of a hollow pod's resync)."""
         found = False
+        kept: list[Sandbox] = []
         for sb in self._sandboxes({LABEL_NAMESPACE: namespace, LABEL_NAME: name}):
             uid = sb.labels.get(LABEL_POD_UID, "")
             if keep_uid is not None and uid == keep_uid:
+                kept.append(sb)
                 continue
             found = True
 
@@ -280,7 +289,7 @@ class PodSyncer:
                     self._forget_pod(uid)
 
             self.terminator.submit(f"orphan/{sb.id}", remove)
-        return found
+        return kept, found
 
     # ------------------------------------------------------------------ status
 
@@ -480,8 +489,7 @@ class PodSyncer:
     def _sync_pod(self, pod: Object) -> float | None:
         meta, spec = pod["metadata"], pod["spec"]
         uid = str(meta.get("uid", ""))
-        self._remove_orphans(meta["namespace"], meta["name"], keep_uid=uid)
-        sandboxes = self._sandboxes({LABEL_POD_UID: uid})
+        sandboxes, _ = self._remove_orphans(meta["namespace"], meta["name"], keep_uid=uid)
         if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
             self.admitter.release(uid)
             self.probes.remove_pod(uid)
@@ -510,7 +518,12 @@ class PodSyncer:
         if sandbox is None:
             self.write_status(pod, None, [])
             return None
-        instances = group_instances(self.runtime.list_containers(sandbox.id))
+        listed = self.runtime.list_containers(sandbox.id)
+        instances = group_instances(listed)
+        # Whether this sync created, started or restarted anything: only then is
+        # the runtime listed again for the status (a resync of a pod that runs
+        # as it should reports what it found).
+        acted = False
         policy = spec.get("restartPolicy", "Always")
         self._kill_unhealthy(pod, instances, policy, sandbox.ip)
         requeue: list[float] = [] if retry is None else [retry]
@@ -521,17 +534,21 @@ class PodSyncer:
                 continue
             initialized = False
             if latest is None or latest.state == CONTAINER_CREATED:
+                acted = True
                 self._start(pod, sandbox, c, init=True, latest=latest)
             elif latest.state == CONTAINER_EXITED and policy != "Never":
+                acted = True
                 requeue.extend(self._restart(pod, sandbox, c, latest, init=True))
             break  # one init container at a time, in order
         if initialized:
             for c in spec.get("containers") or []:
                 latest = _latest(instances, c["name"])
                 if latest is None or latest.state == CONTAINER_CREATED:
+                    acted = True
                     self._start(pod, sandbox, c, init=False, latest=latest)
                 elif latest.state == CONTAINER_EXITED and (
                         policy == "Always" or (policy == "OnFailure" and latest.exit_code != 0)):
+                    acted = True
                     requeue.extend(self._restart(pod, sandbox, c, latest, init=False))
         # Ephemeral containers (kubectl debug) start once, whether or not the pod
         # is initialized, and are never restarted.
@@ -539,15 +556,18 @@ class PodSyncer:
             latest = _latest(instances, c["name"])
             if latest is None or latest.state == CONTAINER_CREATED:
                 target = _latest(instances, str(c.get("targetContainerName") or ""))
+                acted = True
                 self._start(pod, sandbox, c, init=False, latest=latest, ephemeral=True,
                             share_pid_with=target.id if target is not None and
                             target.state == CONTAINER_RUNNING else "")
         if any(reason == CONFIG_ERROR for reason, _ in self._waiting(pod).values()):
             # A missing ConfigMap or Secret may appear any moment: look again soon.
             requeue.append(CONFIG_RETRY)
-        containers = self.runtime.list_containers(sandbox.id)
-        self.probes.update(pod, sandbox.ip, group_instances(containers))
-        self.write_status(pod, sandbox, containers)
+        if acted:
+            listed = self.runtime.list_containers(sandbox.id)
+            instances = group_instances(listed)
+        self.probes.update(pod, sandbox.ip, instances)
+        self.write_status(pod, sandbox, listed)
         return min(requeue) if requeue else None
 
     def _kill_unhealthy(self, pod: Object, instances: Mapping[str, list[ContainerStatus]],
