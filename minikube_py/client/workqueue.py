@@ -12,6 +12,9 @@ threads :meth:`~WorkQueue.get` a key, reconcile it, and call
   is called, so the change that caused the add is never lost.
 * **Delayed adds**: :meth:`~WorkQueue.add_after` makes a key ready after a
   delay; a key already waiting keeps the earlier of its two ready times.
+  :meth:`~WorkQueue.schedule` sets the key's ready time whether earlier or
+  later than the one it had (the kubelet's pod work queue, whose ``Enqueue``
+  overwrites: a pod's next resync counts from its latest sync).
 * **Rate-limited retries**: :meth:`~WorkQueue.add_rate_limited` delays a key
   by its :class:`RateLimiter`; :func:`default_controller_rate_limiter` is
   client-go's ``DefaultControllerRateLimiter``: the maximum of a per-item
@@ -247,6 +250,27 @@ class WorkQueue(Generic[K]):
             elif self._sleepers:
                 self._cond.notify()  # a sleeper takes up the time-keeping
 
+    def schedule(self, key: K, delay: float) -> None:
+        """Queue ``key`` once ``delay`` seconds have passed, in place of any
+        ready time it already waits for, earlier or later. A key queued now
+        stays queued."""
+        with self._cond:
+            if self._shutting_down:
+                return
+            if delay <= 0:
+                self._waiting.pop(key, None)
+                self._add_locked(key)
+                return
+            current = self._waiting.get(key)
+            ready_at = self._clock() + delay
+            if current is not None and current <= ready_at:
+                # Later: its heap entry stays where it is and, when it comes
+                # up, is moved to the new time (one entry per key, however
+                # often the key is put off).
+                self._waiting[key] = ready_at
+                return
+            self.add_after(key, delay)  # earlier, or not waiting (the lock is reentrant)
+
     def add_rate_limited(self, key: K) -> None:
         """Queue ``key`` after the rate limiter's delay (a retry)."""
         self.add_after(key, self._rate_limiter.when(key))
@@ -266,9 +290,12 @@ class WorkQueue(Generic[K]):
         now = self._clock()
         while self._heap:
             ready_at, _, key = self._heap[0]
-            if self._waiting.get(key) != ready_at:
-                heapq.heappop(self._heap)  # superseded by an earlier ready time
-                continue
+            due = self._waiting.get(key)
+            if due != ready_at:
+                heapq.heappop(self._heap)
+                if due is not None and due > ready_at:  # put off by schedule()
+                    heapq.heappush(self._heap, (due, next(self._seq), key))
+                continue  # else superseded by an earlier ready time, or fired
             if ready_at > now:
                 return ready_at - now
             heapq.heappop(self._heap)

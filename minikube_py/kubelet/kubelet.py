@@ -574,8 +574,12 @@ class Kubelet:
             self.queue.forget(key)
             if pod is not None:
                 resync = self.resync_interval * (1.0 + self.resync_jitter * random.random())
+                # The next sync counts from this one, in place of any due before
+                # (Kubernetes' pod workers Enqueue after every sync, overwriting):
+                # a pod just synced for an event is not resynced soon after, and
+                # pods created in a burst do not keep resyncing in one.
                 if delay is not None and delay < resync:
-                    self.queue.add_after(key, delay)  # a back-off ends: on time
+                    self.queue.schedule(key, delay)  # a back-off ends: on time
                     return
                 if self.resync_granularity > 0:
                     # Resyncs due within one step run back to back: a sync in a
@@ -583,7 +587,7 @@ class Kubelet:
                     # thread's caches warm; 5,000 hollow nodes, about 130 resyncs a
                     # second: 113-139 against 303-410 us, bench/RESULTS.md).
                     resync += next_tick(self.resync_granularity, time.monotonic() + resync)
-                self.queue.add_after(key, resync)
+                self.queue.schedule(key, resync)
 
     # ------------------------------------------------------------------ logs
 

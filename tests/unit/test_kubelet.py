@@ -478,15 +478,15 @@ def test_many_pods_on_many_workers(client, kubelet, runtime):
 
 
 class RecordingQueue(WorkQueue[str]):
-    """A kubelet's work queue noting each delayed add: (key, delay, monotonic now)."""
+    """A kubelet's work queue noting each scheduled sync: (key, delay, monotonic now)."""
 
-    def __init__(self) -> None:
-        super().__init__(name="recording")
+    def __init__(self, clock: Any = time.monotonic) -> None:
+        super().__init__(name="recording", clock=clock)
         self.delayed: list[tuple[str, float, float]] = []
 
-    def add_after(self, item: str, delay: float) -> None:
+    def schedule(self, item: str, delay: float) -> None:
         self.delayed.append((item, delay, time.monotonic()))
-        super().add_after(item, delay)
+        super().schedule(item, delay)
 
 
 @pytest.mark.parametrize("granularity", [0.0, 1.0, 7.0])
@@ -511,3 +511,20 @@ def test_a_resync_falls_on_the_next_multiple_of_its_granularity(client, make_kub
         offset = (at + delay) % granularity
         assert min(offset, granularity - offset) < 0.05
 
+
+
+def test_the_next_resync_counts_from_the_latest_sync(client, make_kubelet):
+    """As Kubernetes' pod workers (their queue's Enqueue overwrites): a pod
+    synced again, for an event or by hand, is resynced an interval after that
+    sync, not at the time an earlier sync had set."""
+    clock = FakeClock(1000.0)
+    queue = RecordingQueue(clock=clock)
+    make_kubelet(resync_interval=30.0, queue=queue)
+    create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    wait_for(lambda: queue._waiting.get("default/web") == 1030.0, "a resync waiting")
+    clock.advance(10)
+    queue.add("default/web")
+    wait_for(lambda: queue._waiting.get("default/web") == 1040.0,
+             "the resync put off by the later sync")
+    assert len(queue._heap) == 1  # put off in place, not added again

@@ -120,6 +120,49 @@ def test_add_after_keeps_the_earlier_ready_time():
     assert drain(q) == []  # the later schedules were folded into the earlier one
 
 
+@pytest.mark.parametrize("steps, due", [
+    # (clock advance, verb, delay) in order; then when "a" falls due (clock offsets).
+    ([(0, "schedule", 10)], [10]),
+    ([(0, "schedule", 10), (0, "schedule", 30)], [30]),          # put off
+    ([(0, "schedule", 30), (0, "schedule", 5)], [5]),            # brought forward
+    ([(0, "schedule", 10), (8, "schedule", 10)], [18]),          # counts from the latest
+    ([(0, "add_after", 10), (0, "schedule", 30)], [30]),         # replaces add_after's
+    ([(0, "schedule", 30), (0, "add_after", 10)], [10]),         # add_after: the earlier
+    ([(0, "schedule", 10), (0, "schedule", 0)], [0]),            # now
+    ([(0, "schedule", 10), (1, "schedule", 30), (1, "schedule", 40), (1, "schedule", 5)],
+     [8]),
+])
+def test_schedule_sets_the_ready_time_earlier_or_later(steps, due):
+    clock = FakeClock(1000.0)
+    q: WorkQueue[str] = WorkQueue(clock=clock)
+    start = clock()
+    for advance, verb, delay in steps:
+        clock.advance(advance)
+        assert drain(q) == []
+        getattr(q, verb)("a", delay)
+    fired: list[float] = []
+    while clock() - start <= 100:
+        if drain(q):
+            fired.append(clock() - start)
+        clock.advance(1)
+    assert fired == due
+    assert q.waiting() == 0
+    assert q._heap == []  # every entry, moved or superseded, was let go
+
+
+def test_a_key_put_off_many_times_keeps_one_heap_entry():
+    clock = FakeClock(1000.0)
+    q: WorkQueue[str] = WorkQueue(clock=clock)
+    for i in range(1000):
+        q.schedule("a", 10 + i)
+    assert len(q._heap) == 1
+    clock.advance(10)
+    assert drain(q) == []  # moved to its latest time, still one entry
+    assert len(q._heap) == 1
+    clock.advance(999)
+    assert drain(q) == ["a"]
+
+
 def test_delayed_key_already_queued_is_not_duplicated():
     clock = FakeClock(1000.0)
     q: WorkQueue[str] = WorkQueue(clock=clock)
