@@ -42,7 +42,8 @@ registers the Node and starts:
   :class:`~minikube_py.client.workqueue.WorkQueue` (so one pod is synced by one
   worker at a time) and calling :class:`.sync.PodSyncer`. After each sync the
   pod is re-queued after ``resync_interval`` seconds (sooner when a restart
-  back-off ends): level-triggered, a missed event heals by itself. With
+  back-off ends), in place of any time an earlier sync had set (Kubernetes'
+  pod workers): level-triggered, a missed event heals by itself. With
   ``resync_granularity`` the resync falls on the next multiple of it on the
   monotonic clock (the work queue's), so resyncs due within it run back to
   back (hollow nodes: see :mod:`.pool`). A failing
