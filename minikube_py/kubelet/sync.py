@@ -272,7 +272,7 @@ class PodSyncer:
         One listing by name serves both: a sandbox carries the namespace and
         name of the pod it was made for, and a pod's name never changes, so
         the pod's own sandboxes are among them (a second listing by uid at
-        every sync cost a tenth of a hollow pod's resync)."""
+        every sync was about a twentieth of a hollow pod's resync)."""
         found = False
         kept: list[Sandbox] = []
         for sb in self._sandboxes({LABEL_NAMESPACE: namespace, LABEL_NAME: name}):

@@ -14,11 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from minikube_py.runtime import FakeRuntime
+from minikube_py.runtime.base import LABEL_NAME, LABEL_POD_UID
 
 from .conftest import create_pod, get_pod, pod_in_phase
-
-LABEL_NAME = "minikube-py.io/name"
-LABEL_UID = "minikube-py.io/pod-uid"
 
 
 class _Counting:
@@ -37,7 +35,7 @@ class _Counting:
 
     def list_sandboxes(self, labels: Mapping[str, str] | None = None) -> Any:
         if threading.get_ident() == self._thread and labels and (
-                LABEL_NAME in labels or LABEL_UID in labels):
+                LABEL_NAME in labels or LABEL_POD_UID in labels):
             self.sandboxes += 1
         return self._list_sandboxes(labels)
 
