@@ -203,6 +203,26 @@ def _host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
     return tuple(ports)
 
 
+def pod_uid(pod: Mapping[str, Any]) -> str:
+    """The uid a PodInfo files ``pod`` under (its namespace/name when it has none)."""
+    meta = _map(pod.get("metadata"))
+    uid = meta.get("uid")
+    if uid:
+        return str(uid)
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+
+
+def _same_spec(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Equal specs, ``nodeName`` aside. Usually the same object or equal parts
+    (the store's shared decoding hands out one copy of each), so cheap."""
+    if old is new:
+        return True
+    if old.get("nodeName") == new.get("nodeName"):
+        return old == new
+    return len(old.keys() - {"nodeName"}) == len(new.keys() - {"nodeName"}) and all(
+        k == "nodeName" or (k in new and new[k] == v) for k, v in old.items())
+
+
 class PodInfo:
     """Everything the scheduler reads from one pod object. Treat as immutable."""
 
@@ -272,13 +292,10 @@ class PodInfo:
         self.namespace = str(meta.get("namespace") or "default")
         self.name = str(meta.get("name") or "")
         self.key = f"{self.namespace}/{self.name}"
-        self.uid = str(meta.get("uid") or self.key)
+        self.uid = pod_uid(pod)
         self.labels = _str_map(meta.get("labels"))
         priority = spec.get("priority")
         self.priority = priority if isinstance(priority, int) else 0
-        self.node_name = str(spec.get("nodeName") or "")
-        self.nominated_node_name = str(status.get("nominatedNodeName") or "")
-        self.phase = str(status.get("phase") or "")
         self.requests = pod_requests(pod)
         self.nonzero_cpu, self.nonzero_memory = pod_nonzero_requests(pod)
         self.tolerations = tuple(t for t in map(Toleration.parse, _list(spec.get("tolerations")))
@@ -306,6 +323,15 @@ class PodInfo:
         self.parse_errors = tuple(errors)
         self.has_affinity = bool(pod_aff or pod_anti)
         self.preemption_policy = str(spec.get("preemptionPolicy") or "PreemptLowerPriority")
+        self._read_state(meta, spec, status)
+
+    def _read_state(self, meta: Mapping[str, Any], spec: Mapping[str, Any],
+                    status: Mapping[str, Any]) -> None:
+        """The fields a pod's life changes without touching its spec's other
+        parts: its node, its status, its deletion."""
+        self.node_name = str(spec.get("nodeName") or "")
+        self.nominated_node_name = str(status.get("nominatedNodeName") or "")
+        self.phase = str(status.get("phase") or "")
         self.start_time_ns = parse_time_ns(status.get("startTime"))
         self.deleting = bool(meta.get("deletionTimestamp"))
         self.terminating_by_preemption = self.deleting and any(
@@ -313,9 +339,38 @@ class PodInfo:
             and c.get("status") == "True" and c.get("reason") == "PreemptionByScheduler"
             for c in _list(status.get("conditions")))
 
+    def updated(self, pod: Mapping[str, Any]) -> PodInfo:
+        """``PodInfo(pod)`` for a newer version of this pod: what this one
+        parsed from the spec and metadata is reused when ``pod`` has the same
+        spec (its ``nodeName`` aside: the binding sets it), uid, namespace, name
+        and labels, as a status write or a binding leaves them; otherwise
+        everything is parsed afresh. The parts reused are shared, never copied
+        (a PodInfo is immutable), so callers can tell them unchanged by identity."""
+        meta = _map(pod.get("metadata"))
+        spec = _map(pod.get("spec"))
+        old_meta = _map(self.pod.get("metadata"))
+        if pod_uid(pod) != self.uid or meta.get("namespace") != old_meta.get("namespace") \
+                or meta.get("name") != old_meta.get("name") \
+                or meta.get("labels") != old_meta.get("labels") \
+                or not _same_spec(_map(self.pod.get("spec")), spec):
+            return PodInfo(pod)
+        new = PodInfo.__new__(PodInfo)
+        for slot in _SPEC_SLOTS:
+            setattr(new, slot, getattr(self, slot))
+        new.pod = pod
+        new._read_state(meta, spec, _map(pod.get("status")))
+        return new
+
     @property
     def spec(self) -> Mapping[str, Any]:
         return _map(self.pod.get("spec"))
 
     def __repr__(self) -> str:
         return f"PodInfo({self.key!r}, uid={self.uid!r}, node={self.node_name!r})"
+
+
+#: What :meth:`PodInfo.updated` reuses: everything but the pod object itself
+#: and what :meth:`PodInfo._read_state` reads.
+_SPEC_SLOTS: Final = tuple(sorted(set(PodInfo.__slots__) - {
+    "pod", "node_name", "nominated_node_name", "phase", "start_time_ns", "deleting",
+    "terminating_by_preemption"}))

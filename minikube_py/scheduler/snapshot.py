@@ -65,7 +65,7 @@ from ..api.podrequests import (
     is_scalar_resource_name,
     resource_list_values,
 )
-from .podinfo import HostPort, PodInfo, Taint
+from .podinfo import HostPort, PodInfo, Taint, pod_uid
 
 __all__ = ["COL_CPU", "COL_EPHEMERAL", "COL_MEMORY", "COL_PODS", "PodRecord", "Slots",
            "Snapshot"]
@@ -115,6 +115,18 @@ def _int_value(text: str) -> float:
     if "_" in text or not _INT64_MIN <= value <= _INT64_MAX:
         return float("nan")
     return float(value)
+
+
+def _same_charge(old: PodInfo, new: PodInfo) -> bool:
+    """``new`` is indexed and charged exactly as ``old``: every field a record's
+    links and charge are made of is the same object (as :meth:`PodInfo.updated`
+    leaves them) or equal."""
+    return (old.uid == new.uid and old.namespace == new.namespace
+            and (old.requests is new.requests or old.requests == new.requests)
+            and old.nonzero_cpu == new.nonzero_cpu and old.nonzero_memory == new.nonzero_memory
+            and (old.host_ports is new.host_ports or old.host_ports == new.host_ports)
+            and old.has_affinity == new.has_affinity
+            and bool(old.required_anti_affinity_terms) == bool(new.required_anti_affinity_terms))
 
 
 class PodRecord:
@@ -327,14 +339,26 @@ class Snapshot:
     def add_pod(self, pod: Mapping[str, Any] | PodInfo) -> None:
         """Account a pod bound to a node (``spec.nodeName``); replaces any
         earlier record of the same pod, including an assumed one."""
-        info = pod if isinstance(pod, PodInfo) else PodInfo(pod)
+        if isinstance(pod, PodInfo):
+            info = pod
+            old = self._pods.get(info.uid)
+        else:
+            old = self._pods.get(pod_uid(pod))
+            # A newer version of a pod accounted already (its binding confirmed,
+            # its status written) reuses what was parsed from its spec.
+            info = PodInfo(pod) if old is None else old.info.updated(pod)
         if not info.node_name or info.phase in _TERMINAL:
             self.remove_pod(info)
             return
-        old = self._pods.get(info.uid)
+        self._clear_nomination(info.uid)
+        if old is not None and old.entry.name == info.node_name and _same_charge(old.info, info):
+            # The same footprint on the same node: the record stays where it is
+            # and reads the new version (no charge taken off and put back).
+            old.info = info
+            old.assumed = False
+            return
         if old is not None:
             self._detach(old)
-        self._clear_nomination(info.uid)
         self._attach(info, info.node_name, assumed=False)
 
     def update_pod(self, pod: Mapping[str, Any] | PodInfo) -> None:

@@ -82,6 +82,53 @@ def test_update_pod_replaces_charge() -> None:
     assert used(snap, "n1") == {"cpu": 3000, "pods": 1}
 
 
+def _state(snap: Snapshot) -> tuple[object, ...]:
+    """Everything the plugins read about the pods, for comparing snapshots."""
+    return (snap.requested.tolist(), snap.nonzero_requested.tolist(),
+            snap.port_counts.tolist(), [dict(snap.ports_of(s)) for s in range(snap.num_nodes)],
+            sorted((r.info.uid, r.node_name, r.assumed, r.info.phase) for r in snap.pods()),
+            sorted(r.info.uid for r in snap.pods_with_affinity()),
+            sorted(r.info.uid for r in snap.pods_with_required_anti_affinity()),
+            sorted(r.info.uid for r in snap.pods_in_namespace("default")))
+
+
+ANTI = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+
+@pytest.mark.parametrize("assumed_first", [False, True], ids=["bound", "assumed"])
+def test_newer_versions_of_a_pod_keep_its_record_and_match_a_fresh_snapshot(
+        assumed_first: bool) -> None:
+    nodes = [node("n1", cpu="4", memory="8Gi"), node("n2", cpu="4", memory="8Gi")]
+    kw: dict[str, object] = {"requests": [{"cpu": "500m", "memory": "1Gi"}],
+                             "host_ports": [{"containerPort": 80, "hostPort": 80}],
+                             "affinity": ANTI, "labels": {"app": "a"}}
+    snap = snapshot(nodes, [pod("other", node_name="n1", requests=[{"cpu": "1"}])])
+    if assumed_first:
+        snap.assume(pod("a", **kw), "n1")  # type: ignore[arg-type]
+    else:
+        snap.add_pod(pod("a", node_name="n1", **kw))  # type: ignore[arg-type]
+    rec = snap.pod("uid-default-a")
+    assert rec is not None
+    versions = [pod("a", node_name="n1", **kw),  # type: ignore[arg-type]
+                pod("a", node_name="n1", phase="Running", start_time="2026-11-29T08:00:00Z",
+                    **kw)]  # type: ignore[arg-type]
+    for version in versions:
+        snap.update_pod(version)
+        assert snap.pod("uid-default-a") is rec  # read the new version in place
+        assert rec.info.pod is version and not rec.assumed
+        fresh = snapshot(nodes, [pod("other", node_name="n1", requests=[{"cpu": "1"}]),
+                                 version])
+        assert _state(snap) == _state(fresh)
+    assert rec.info.phase == "Running"
+    # A version that changes what it is charged is re-charged, as before.
+    resized = pod("a", node_name="n1", **{**kw, "requests": [{"cpu": "2"}]})  # type: ignore[arg-type]
+    snap.update_pod(resized)
+    assert _state(snap) == _state(snapshot(nodes, [
+        pod("other", node_name="n1", requests=[{"cpu": "1"}]), resized]))
+    assert used(snap, "n1") == {"cpu": 3000, "pods": 2}
+
+
 def test_terminal_pods_are_dropped() -> None:
     snap = snapshot([node("n1", cpu="4")], [pod("a", node_name="n1", requests=[{"cpu": "1"}])])
     snap.update_pod(pod("a", node_name="n1", requests=[{"cpu": "1"}], phase="Succeeded"))
