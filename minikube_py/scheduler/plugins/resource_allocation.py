@@ -100,7 +100,19 @@ def allocatable_requested(snap: Snapshot, slots: Slots, resources: Sequence[Reso
 
 
 def least_allocated(weights: Sequence[int]) -> Scorer:
+    wsum_all = sum(weights)
+
     def scorer(req: I64, alloc: I64) -> I64:
+        if wsum_all > 0 and alloc.all():
+            # Every node has every resource (the usual case): the same integer
+            # arithmetic without the masks, a third of the NumPy calls.
+            total: I64 | None = None
+            for i, w in enumerate(weights):
+                a, r = alloc[:, i], req[:, i]
+                s = np.where(r > a, 0, (a - r) * MAX_NODE_SCORE // a) * w
+                total = s if total is None else total + s
+            assert total is not None
+            return total // wsum_all
         node = np.zeros(len(req), np.int64)
         wsum = np.zeros(len(req), np.int64)
         for i, w in enumerate(weights):
@@ -171,6 +183,13 @@ def requested_to_capacity_ratio(weights: Sequence[int],
 
 def balanced(req: I64, alloc: I64) -> I64:
     m, k = req.shape
+    if k == 2 and alloc.all():
+        # Two resources every node has (cpu and memory, the default): the
+        # formula below without its masks, the same floating-point operations
+        # in the same order, so the same scores.
+        f0 = np.minimum(req[:, 0] / alloc[:, 0], 1.0)
+        f1 = np.minimum(req[:, 1] / alloc[:, 1], 1.0)
+        return ((1 - np.abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
     # Column by column: every pass is one column long (m, at most the 500
     # nodes scored at 5,000), never the m * k elements past which NumPy hands
     # the interpreter lock away (see ..gil).
