@@ -69,7 +69,7 @@ from .decision import (
     ScorerColumn,
     Victim,
 )
-from .gil import distinct
+from .gil import distinct, zeros
 from .podinfo import PodInfo
 from .snapshot import Slots, Snapshot
 from .status import PASS, REASONS, Code, ReasonTable, Status
@@ -530,7 +530,7 @@ class Framework:
         if not self.filters:
             idx = (np.arange(min(to_find, n)) + start) % max(n, 1)
             feasible = universe[idx]
-            status = np.zeros(len(feasible), np.uint16)
+            status = zeros(len(feasible), np.uint16)
             processed = len(feasible)
         else:
             rotated = np.concatenate((universe[start:], universe[:start])) if start else universe
@@ -559,7 +559,7 @@ class Framework:
             elif not st.ok:
                 raise RuntimeError(f'running PreScore plugin "{prescorer.name}": {st.message}')
         columns: list[ScorerColumn] = []
-        total = np.zeros(len(feasible), np.int64)
+        total = zeros(len(feasible), np.int64)
         for scorer, weight in self.scores:
             if scorer.name in state.skip_score:
                 columns.append(ScorerColumn(scorer.name, weight, None, None))
@@ -625,7 +625,7 @@ class Framework:
     def run_filters(self, state: CycleState, pod: PodInfo, snap: Snapshot,
                     slots: Slots) -> U16:
         """Filter plugins in profile order; each sees only the nodes still passing."""
-        status = np.zeros(len(slots), np.uint16)
+        status = zeros(len(slots), np.uint16)
         cur = slots
         pos: npt.NDArray[np.intp] | None = None
         for plugin in self.filters:

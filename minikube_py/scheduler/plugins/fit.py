@@ -27,7 +27,7 @@ from minikube_py.api.names import is_qualified_name
 from ...api.access import mapping as _map
 from ...api.podrequests import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from ..framework import CycleState, Handle, PluginArgsError, PreFilterResult
-from ..gil import distinct
+from ..gil import distinct, zeros
 from ..podinfo import PodInfo
 from ..snapshot import COL_CPU, COL_EPHEMERAL, COL_MEMORY, COL_PODS, Snapshot
 from ..status import REASONS, Code, Status
@@ -192,7 +192,7 @@ class Fit:
         nominated = snap.nominated_charges(pod.priority, pod.uid)
         extra: dict[int, I64] = {}
         for slot, pods in nominated:
-            row = np.zeros(used.shape[1], np.int64)
+            row = zeros(used.shape[1], np.int64)
             for info in pods:
                 row += snap.charge_vector(info)[: used.shape[1]]
             extra[slot] = row
@@ -202,7 +202,7 @@ class Fit:
         pods_used = used[:, COL_PODS][slots]
         if extra:
             pods_used = pods_used.copy()
-        bits = np.zeros(len(slots), np.int64)
+        bits = zeros(len(slots), np.int64)
         extra_pos = {slot: np.flatnonzero(slots == slot) for slot in extra}
         if extra:
             for slot, pos in extra_pos.items():
@@ -221,7 +221,7 @@ class Fit:
             bits |= (amount > free).astype(np.int64) << j
         if not bits.any():
             return None
-        out = np.zeros(len(slots), np.uint16)
+        out = zeros(len(slots), np.uint16)
         for combo in distinct(bits[bits != 0]):
             picked = [reasons[j] for j in range(len(reasons)) if combo >> j & 1]
             out[bits == combo] = REASONS.intern(NAME, Code.UNSCHEDULABLE, *picked)

@@ -14,6 +14,7 @@ from typing import Any, Final
 import numpy as np
 
 from ..framework import MAX_NODE_SCORE, CycleState, Handle
+from ..gil import zeros
 from ..podinfo import PodInfo
 from ..snapshot import Snapshot
 from .helpers import I64, Slots
@@ -40,7 +41,7 @@ class ImageLocality:
 
     def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         total_nodes = snap.num_nodes
-        sums = np.zeros(len(slots), np.int64)
+        sums = zeros(len(slots), np.int64)
         for image in pod.images:
             col = snap.image_column(image)
             if col is None:

@@ -37,6 +37,7 @@ from typing import Any, Final
 import numpy as np
 
 from ..framework import CycleState, Handle, PluginArgsError, PreFilterResult
+from ..gil import zeros
 from ..podinfo import AffinityTerm, PodInfo, WeightedAffinityTerm
 from ..snapshot import PodRecord, Snapshot
 from ..status import REASONS, Code, Status
@@ -169,14 +170,14 @@ class InterPodAffinity:
         """Nodes whose ``key`` value has a positive count."""
         vids = [snap.value_id(v) for (k, v), n in counts.items() if k == key and n > 0]
         if not vids:
-            return np.zeros(len(col), np.bool_)
+            return zeros(len(col), np.bool_)
         return np.isin(col, vids)
 
     def filter(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> U16 | None:
         pre = state.get(_PREFILTER_KEY)
         if not isinstance(pre, _PreFilterState):
             return None
-        out = np.zeros(len(slots), np.uint16)
+        out = zeros(len(slots), np.uint16)
         alive = np.ones(len(slots), np.bool_)
         if pre.affinity:
             has_keys = np.ones(len(slots), np.bool_)
@@ -191,7 +192,7 @@ class InterPodAffinity:
             out[~ok] = self._rid_aff
             alive &= ok
         if pre.anti_counts:
-            bad = np.zeros(len(slots), np.bool_)
+            bad = zeros(len(slots), np.bool_)
             for term in pre.anti:
                 col = snap.label_column(term.topology_key)[slots]
                 bad |= self._pair_mask(snap, pre.anti_counts, term.topology_key, col)
@@ -199,7 +200,7 @@ class InterPodAffinity:
             out[bad] = self._rid_anti
             alive &= ~bad
         if pre.existing_anti:
-            bad = np.zeros(len(slots), np.bool_)
+            bad = zeros(len(slots), np.bool_)
             for (key, value), n in pre.existing_anti.items():
                 if n > 0:
                     bad |= snap.label_column(key)[slots] == snap.value_id(value)
@@ -258,12 +259,12 @@ class InterPodAffinity:
 
     def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         pre = state.get(_PRESCORE_KEY)
-        out = np.zeros(len(slots), np.int64)
+        out = zeros(len(slots), np.int64)
         if not isinstance(pre, _PreScoreState):
             return out
         nvalues = snap.value_count()
         for key, values in pre.topology_score.items():
-            lut = np.zeros(nvalues + 1, np.int64)
+            lut = zeros(nvalues + 1, np.int64)
             for value, score in values.items():
                 vid = snap.value_id(value)
                 if vid >= 0:
@@ -280,5 +281,5 @@ class InterPodAffinity:
         lo, hi = int(scores.min()), int(scores.max())
         diff = hi - lo
         if diff <= 0:
-            return np.zeros(len(scores), np.int64)
+            return zeros(len(scores), np.int64)
         return (float(100) * ((scores - lo).astype(np.float64) / float(diff))).astype(np.int64)

@@ -45,6 +45,7 @@ from minikube_py.api.labels import (
 from ...api.access import items as _list
 from ...api.access import mapping as _map
 from ..framework import CycleState, Handle, PreFilterResult
+from ..gil import zeros
 from ..podinfo import PodInfo
 from ..snapshot import Snapshot
 from ..status import REASONS, Code, Status
@@ -83,17 +84,17 @@ def requirement_mask(snap: Snapshot, req: Requirement, slots: Slots) -> BoolArr:
         present = col >= 0
         bound = int(req.values[0])
         nums = snap.value_ints()[np.where(present, col, 0)] if snap.value_count() else (
-            np.zeros(len(col)))
+            zeros(len(col)))
         if abs(bound) < _EXACT_FLOAT and not (present & (np.abs(nums) >= _EXACT_FLOAT)).any():
             with np.errstate(invalid="ignore"):
                 hit = nums > bound if op == GREATER_THAN else nums < bound
             return present & hit
         # Beyond 2**53 floats are inexact: compare the few nodes in Python.
-        out = np.zeros(len(col), np.bool_)
+        out = zeros(len(col), np.bool_)
         for i in np.flatnonzero(present).tolist():
             out[i] = req.matches({req.key: snap.value_str(int(col[i]))})
         return out
-    return np.zeros(len(col), np.bool_)
+    return zeros(len(col), np.bool_)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +139,7 @@ class NodeSelectorTerm:
 
     def mask(self, snap: Snapshot, slots: Slots) -> BoolArr:
         if self.error is not None:
-            return np.zeros(len(slots), np.bool_)
+            return zeros(len(slots), np.bool_)
         out = np.ones(len(slots), np.bool_)
         for req in self.labels or ():
             out &= requirement_mask(snap, req, slots)
@@ -181,7 +182,7 @@ class RequiredNodeAffinity:
         for key, value in self.node_selector.items():
             out &= snap.label_column(key)[slots] == snap.value_id(value)
         if self.terms is not None:
-            any_term = np.zeros(len(slots), np.bool_)
+            any_term = zeros(len(slots), np.bool_)
             for term in self.terms:
                 any_term |= term.mask(snap, slots)
             out &= any_term
@@ -257,7 +258,7 @@ class NodeAffinity:
         terms = state.get(_PRESCORE_KEY)
         if not isinstance(terms, list):
             terms = _preferred_terms(pod) or []
-        out = np.zeros(len(slots), np.int64)
+        out = zeros(len(slots), np.int64)
         for weight, term in terms:
             out += np.where(term.mask(snap, slots), weight, 0)
         return out

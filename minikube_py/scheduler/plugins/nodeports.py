@@ -15,6 +15,7 @@ from typing import Any, Final
 import numpy as np
 
 from ..framework import CycleState, Handle, PreFilterResult
+from ..gil import zeros
 from ..podinfo import DEFAULT_BIND_ALL_HOST_IP, HostPort, PodInfo
 from ..snapshot import Snapshot
 from ..status import REASONS, Code, Status
@@ -60,7 +61,7 @@ class NodePorts:
         candidates = set(slots[snap.port_counts[slots] > 0].tolist()) | set(extra)
         if not candidates:
             return None
-        out = np.zeros(len(slots), np.uint16)
+        out = zeros(len(slots), np.uint16)
         hit = False
         positions = np.flatnonzero(np.isin(slots, np.array(sorted(candidates), np.int32)))
         for i in positions.tolist():

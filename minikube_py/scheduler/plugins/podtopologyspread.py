@@ -47,6 +47,7 @@ from minikube_py.api.labels import (
 
 from ...api.access import mapping as _map
 from ..framework import MAX_NODE_SCORE, CycleState, Handle, PluginArgsError, PreFilterResult
+from ..gil import zeros
 from ..podinfo import PodInfo
 from ..snapshot import Snapshot
 from ..status import REASONS, Code, Status
@@ -254,7 +255,7 @@ class PodTopologySpread:
         pre = state.get(_PREFILTER_KEY)
         if not isinstance(pre, _PreFilterState) or not pre.constraints:
             return None
-        out = np.zeros(len(slots), np.uint16)
+        out = zeros(len(slots), np.uint16)
         alive = np.ones(len(slots), np.bool_)
         for c in pre.constraints:
             col = snap.label_column(c.topology_key)[slots]
@@ -290,7 +291,7 @@ class PodTopologySpread:
         keys_ok = np.ones(len(slots), np.bool_)
         for c in constraints:
             keys_ok &= snap.label_column(c.topology_key)[slots] >= 0
-        ignored = ~keys_ok if require_all else np.zeros(len(slots), np.bool_)
+        ignored = ~keys_ok if require_all else zeros(len(slots), np.bool_)
         nvalues = snap.value_count()
         empty = snap.value_id("")
         empty_id = empty if empty >= 0 else nvalues  # "" for a missing label
@@ -339,8 +340,8 @@ class PodTopologySpread:
     def score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> I64:
         pre = state.get(_PRESCORE_KEY)
         if not isinstance(pre, _PreScoreState):
-            return np.zeros(len(slots), np.int64)
-        total: F64 = np.zeros(len(slots), np.float64)
+            return zeros(len(slots), np.int64)
+        total: F64 = zeros(len(slots), np.float64)
         for c, weight in zip(pre.constraints, pre.weights, strict=True):
             col = snap.label_column(c.topology_key)[slots]
             present = col >= 0
@@ -359,7 +360,7 @@ class PodTopologySpread:
             return scores
         kept = ~pre.ignored
         if not kept.any():
-            return np.zeros(len(scores), np.int64)
+            return zeros(len(scores), np.int64)
         lo = int(scores[kept].min())
         hi = int(scores[kept].max())
         if hi == 0:

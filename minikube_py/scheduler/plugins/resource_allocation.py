@@ -30,7 +30,7 @@ import numpy as np
 
 from ...api.podrequests import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name
 from ..framework import MAX_NODE_SCORE
-from ..gil import first_two_present
+from ..gil import first_two_present, zeros
 from ..podinfo import PodInfo
 from ..snapshot import COL_CPU, COL_EPHEMERAL, COL_MEMORY, Snapshot
 from .helpers import F64, I64, BoolArr, Slots, round_half_away, trunc_div
@@ -71,8 +71,8 @@ def allocatable_requested(snap: Snapshot, slots: Slots, resources: Sequence[Reso
                           use_requested: bool) -> tuple[I64, I64]:
     """``[m, k]`` allocatable and requested-with-the-pod, zeros where skipped."""
     m, k = len(slots), len(resources)
-    alloc = np.zeros((m, k), np.int64)
-    req = np.zeros((m, k), np.int64)
+    alloc = zeros((m, k), np.int64)
+    req = zeros((m, k), np.int64)
     base = snap.requested
     for i, spec in enumerate(resources):
         name, pod_req = spec.name, pod_requests[i]
@@ -113,8 +113,8 @@ def least_allocated(weights: Sequence[int]) -> Scorer:
                 total = s if total is None else total + s
             assert total is not None
             return total // wsum_all
-        node = np.zeros(len(req), np.int64)
-        wsum = np.zeros(len(req), np.int64)
+        node = zeros(len(req), np.int64)
+        wsum = zeros(len(req), np.int64)
         for i, w in enumerate(weights):
             a, r = alloc[:, i], req[:, i]
             valid = a != 0
@@ -128,8 +128,8 @@ def least_allocated(weights: Sequence[int]) -> Scorer:
 
 def most_allocated(weights: Sequence[int]) -> Scorer:
     def scorer(req: I64, alloc: I64) -> I64:
-        node = np.zeros(len(req), np.int64)
-        wsum = np.zeros(len(req), np.int64)
+        node = zeros(len(req), np.int64)
+        wsum = zeros(len(req), np.int64)
         for i, w in enumerate(weights):
             a, r = alloc[:, i], req[:, i]
             valid = a != 0
@@ -146,7 +146,7 @@ def broken_linear(shape: Sequence[tuple[int, int]]) -> Callable[[I64], I64]:
     """``helper.BuildBrokenLinearFunction`` over (utilization, score) points."""
     def fn(p: I64) -> I64:
         out = np.full(len(p), shape[-1][1], np.int64)
-        done = np.zeros(len(p), np.bool_)
+        done = zeros(len(p), np.bool_)
         for i, (u, s) in enumerate(shape):
             hit = ~done & (p <= u)
             if i == 0:
@@ -166,8 +166,8 @@ def requested_to_capacity_ratio(weights: Sequence[int],
     raw = broken_linear([(u, s * scale) for u, s in shape])
 
     def scorer(req: I64, alloc: I64) -> I64:
-        node = np.zeros(len(req), np.int64)
-        wsum = np.zeros(len(req), np.int64)
+        node = zeros(len(req), np.int64)
+        wsum = zeros(len(req), np.int64)
         for i, w in enumerate(weights):
             a, r = alloc[:, i], req[:, i]
             valid = a != 0
@@ -195,7 +195,7 @@ def balanced(req: I64, alloc: I64) -> I64:
     # the interpreter lock away (see ..gil).
     fracs: list[F64] = []
     valids: list[BoolArr] = []
-    count = np.zeros(m, np.int64)
+    count = zeros(m, np.int64)
     for i in range(k):
         a = alloc[:, i]
         valid = a != 0
@@ -203,7 +203,7 @@ def balanced(req: I64, alloc: I64) -> I64:
         fracs.append(np.minimum(frac, 1.0))
         valids.append(valid)
         count += valid
-    std = np.zeros(m, np.float64)
+    std = zeros(m, np.float64)
     two = count == 2
     if two.any():
         # The two present fractions, in resource order (no argsort: see ..gil).
@@ -211,11 +211,11 @@ def balanced(req: I64, alloc: I64) -> I64:
         std = np.where(two, np.abs((f0 - f1) / 2), std)
     more = count > 2
     if more.any():
-        total = np.zeros(m, np.float64)
+        total = zeros(m, np.float64)
         for frac, valid in zip(fracs, valids, strict=True):
             total = np.where(valid, total + frac, total)
         mean = total / np.maximum(count, 1)
-        sq = np.zeros(m, np.float64)
+        sq = zeros(m, np.float64)
         for frac, valid in zip(fracs, valids, strict=True):
             d = frac - mean
             sq = np.where(valid, sq + d * d, sq)

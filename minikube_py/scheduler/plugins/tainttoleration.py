@@ -20,6 +20,7 @@ from typing import Any, Final
 import numpy as np
 
 from ..framework import CycleState, Handle
+from ..gil import zeros
 from ..podinfo import (
     NO_EXECUTE,
     NO_SCHEDULE,
@@ -50,7 +51,7 @@ def untolerated_hard_taint(taints: Sequence[Taint],
 def hard_taint_lut(snap: Snapshot, tolerations: Sequence[Toleration]) -> U16:
     """Per taint-set id: 1 when the set has an untolerated hard taint, else 0."""
     sets = snap.taint_sets
-    lut = np.zeros(len(sets), np.uint16)
+    lut = zeros(len(sets), np.uint16)
     for tid, taints in enumerate(sets):
         if taints and untolerated_hard_taint(taints, tolerations) is not None:
             lut[tid] = 1
@@ -70,7 +71,7 @@ class TaintToleration:
         key = (tolerations, len(sets))
         lut = self._cache.get(key)
         if lut is None:
-            lut = np.zeros(len(sets), np.uint16)
+            lut = zeros(len(sets), np.uint16)
             for tid, taints in enumerate(sets):
                 taint = untolerated_hard_taint(taints, tolerations)
                 if taint is not None:
@@ -91,7 +92,7 @@ class TaintToleration:
     def pre_score(self, state: CycleState, pod: PodInfo, snap: Snapshot, slots: Slots) -> Status:
         # Tolerations with an empty effect tolerate PreferNoSchedule taints too.
         prefer = tuple(t for t in pod.tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
-        counts = np.zeros(len(snap.taint_sets), np.int64)
+        counts = zeros(len(snap.taint_sets), np.int64)
         for tid, taints in enumerate(snap.taint_sets):
             counts[tid] = sum(1 for t in taints if t.effect == PREFER_NO_SCHEDULE
                               and not tolerations_tolerate(prefer, t))
