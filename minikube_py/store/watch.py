@@ -68,8 +68,9 @@ _SHARED_DECODER = SharedDecoder()
 
 
 def decode_shared(raw: str) -> dict[str, Any]:
-    """``raw`` decoded as ``json.loads`` does, with its keys and short strings
-    interned and its repeated parts kept once (:class:`.shared_json.SharedDecoder`)."""
+    """``raw`` decoded as ``json.loads`` does, with its short strings interned,
+    its keys one object per spelling and its repeated parts kept once
+    (:class:`.shared_json.SharedDecoder`)."""
     obj = _SHARED_DECODER.decode(raw)
     if not isinstance(obj, dict):
         raise ValueError("a stored object is a JSON object")
