@@ -190,7 +190,7 @@ def test_zeros_is_np_zeros(shape: int | tuple[int, ...], dtype: Any) -> None:
 def test_a_busy_thread_beside_does_not_make_zeros_wait() -> None:
     # np.zeros of more than 1 KB calloc's its buffer with the interpreter lock
     # released: beside a thread spinning in Python that is a voluntary context
-    # switch now and then (checked: 65-90 in 2,000 calls of 230 x 2 int64).
+    # switch now and then (checked: 288-361 in these 4,000 calls).
     stop = threading.Event()
     started = threading.Event()
 
@@ -200,6 +200,11 @@ def test_a_busy_thread_beside_does_not_make_zeros_wait() -> None:
         while not stop.is_set():
             n += 1
 
+    # A long switch interval: the spinner asks for the lock only every 50 ms,
+    # so the switches counted are hand-overs inside the calls, not the turns
+    # a busy machine would make the test take anyway.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.05)
     spinner = threading.Thread(target=spin, daemon=True)
     try:
         spinner.start()
@@ -212,6 +217,7 @@ def test_a_busy_thread_beside_does_not_make_zeros_wait() -> None:
     finally:
         stop.set()
         spinner.join(5)
+        sys.setswitchinterval(interval)
     assert switches <= 5, f"{switches} voluntary context switches in 4,000 calls"
 
 
