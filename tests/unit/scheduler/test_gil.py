@@ -12,6 +12,7 @@ import os
 import resource
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -142,12 +143,12 @@ def test_a_failed_write_held_raises_oserror_with_its_errno(tmp_path: Path):
         os.close(fd)
 
 
-def test_a_busy_thread_beside_does_not_make_write_held_wait(tmp_path: Path):
-    # os.write releases the interpreter lock; with a thread spinning in Python
-    # the writer then sleeps until the lock comes back, a voluntary context
-    # switch at every call (checked: 149 in these 100 writes). Kept, the
-    # writer sleeps only when the spinner asks for the lock, once a switch
-    # interval (here 50 ms, far longer than the 100 writes take).
+def switches_beside_a_spinner(work: Callable[[], None], interval: float) -> int:
+    """The voluntary context switches of this thread while it runs ``work``
+    beside a thread spinning in Python, with the switch interval set to
+    ``interval`` seconds (restored after): with it far longer than ``work``
+    takes, the spinner asks for the lock about never, so what is counted is
+    ``work`` handing the lock away, not the turns a busy machine takes."""
     stop = threading.Event()
     started = threading.Event()
 
@@ -157,22 +158,37 @@ def test_a_busy_thread_beside_does_not_make_write_held_wait(tmp_path: Path):
         while not stop.is_set():
             n += 1
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.05)
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(interval)
     spinner = threading.Thread(target=spin, daemon=True)
-    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-    line = b"x" * 900 + b"\n"
     try:
         spinner.start()
         started.wait(5)
         before = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw
-        for _ in range(100):
-            write_held(fd, line)
-        switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw - before
+        work()
+        return resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw - before
     finally:
         stop.set()
         spinner.join(5)
-        sys.setswitchinterval(interval)
+        sys.setswitchinterval(previous)
+
+
+def test_a_busy_thread_beside_does_not_make_write_held_wait(tmp_path: Path):
+    # os.write releases the interpreter lock; with a thread spinning in Python
+    # the writer then sleeps until the lock comes back, a voluntary context
+    # switch at every call (checked: 149 in these 100 writes). Kept, the
+    # writer sleeps only when the spinner asks for the lock, once a switch
+    # interval (here 50 ms, far longer than the 100 writes take).
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    line = b"x" * 900 + b"\n"
+
+    def writes() -> None:
+        for _ in range(100):
+            write_held(fd, line)
+
+    try:
+        switches = switches_beside_a_spinner(writes, 0.05)
+    finally:
         os.close(fd)
     assert (tmp_path / "f").stat().st_size == 100 * len(line)
     assert switches <= 5, f"{switches} voluntary context switches in 100 writes"
@@ -191,33 +207,12 @@ def test_a_busy_thread_beside_does_not_make_zeros_wait() -> None:
     # np.zeros of more than 1 KB calloc's its buffer with the interpreter lock
     # released: beside a thread spinning in Python that is a voluntary context
     # switch now and then (checked: 288-361 in these 4,000 calls).
-    stop = threading.Event()
-    started = threading.Event()
-
-    def spin() -> None:
-        started.set()
-        n = 0
-        while not stop.is_set():
-            n += 1
-
-    # A long switch interval: the spinner asks for the lock only every 50 ms,
-    # so the switches counted are hand-overs inside the calls, not the turns
-    # a busy machine would make the test take anyway.
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.05)
-    spinner = threading.Thread(target=spin, daemon=True)
-    try:
-        spinner.start()
-        started.wait(5)
-        before = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw
+    def calls() -> None:
         for _ in range(2000):
             zeros((230, 2), np.int64)
             zeros(1000, np.float64)
-        switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw - before
-    finally:
-        stop.set()
-        spinner.join(5)
-        sys.setswitchinterval(interval)
+
+    switches = switches_beside_a_spinner(calls, 0.05)
     assert switches <= 5, f"{switches} voluntary context switches in 4,000 calls"
 
 
@@ -229,31 +224,12 @@ def test_a_busy_thread_beside_does_not_make_the_resource_scorers_wait() -> None:
     alloc = rng.integers(1, 64, (500, 2)) * 1000
     req = alloc // 2
     least = least_allocated([1, 1])
-    stop = threading.Event()
-    started = threading.Event()
 
-    def spin() -> None:
-        started.set()
-        n = 0
-        while not stop.is_set():
-            n += 1
-
-    # A long switch interval: the spinner asks for the lock only every 200 ms,
-    # so the switches counted are hand-overs inside the calls (these take
-    # about 60 ms in all, more on a busy machine).
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.2)
-    spinner = threading.Thread(target=spin, daemon=True)
-    try:
-        spinner.start()
-        started.wait(5)
-        before = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw
+    def calls() -> None:
         for _ in range(1500):
             balanced(req, alloc)
             least(req, alloc)
-        switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw - before
-    finally:
-        stop.set()
-        spinner.join(5)
-        sys.setswitchinterval(interval)
+
+    # 200 ms: the calls take about 60 ms in all, more on a busy machine.
+    switches = switches_beside_a_spinner(calls, 0.2)
     assert switches <= 5, f"{switches} voluntary context switches in 3,000 calls"
