@@ -472,15 +472,21 @@ def validate_object_meta(
                         for msg in name_is_dns_label(namespace, False))
     elif namespace:
         errs.append(forbidden(path.child("namespace"), "not allowed on this type"))
-    errs.extend(nonnegative(meta.get("generation"), path.child("generation")))
-    errs.extend(validate_labels(meta.get("labels"), path.child("labels")))
-    errs.extend(validate_annotations(meta.get("annotations"), path.child("annotations")))
-    errs.extend(validate_owner_references(meta.get("ownerReferences"),
-                                          path.child("ownerReferences")))
+    # An absent or empty field has nothing to report: its checks (and their
+    # paths) are skipped, as on most objects created (every Event).
+    if meta.get("generation"):
+        errs.extend(nonnegative(meta.get("generation"), path.child("generation")))
+    for key, check in (("labels", validate_labels), ("annotations", validate_annotations),
+                       ("ownerReferences", validate_owner_references)):
+        value = meta.get(key)
+        if value is not None and not (type(value) in (dict, list) and not value):
+            errs.extend(check(value, path.child(key)))
     finalizers = as_list(meta.get("finalizers"))
-    errs.extend(validate_finalizers(finalizers, path.child("finalizers")))
-    for i, finalizer in enumerate(finalizers):
-        errs.extend(kube_finalizer_name(as_str(finalizer), path.child("finalizers").index(i)))
+    if finalizers:
+        errs.extend(validate_finalizers(finalizers, path.child("finalizers")))
+        for i, finalizer in enumerate(finalizers):
+            errs.extend(kube_finalizer_name(as_str(finalizer),
+                                            path.child("finalizers").index(i)))
     return errs
 
 

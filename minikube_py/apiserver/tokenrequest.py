@@ -47,7 +47,9 @@ def _invalid(name: str, path: FieldPath, value: Any, detail: str) -> Invalid:
 def request_token(store: Store, issuer: TokenIssuer, namespace: str, name: str,
                   spec: Mapping[str, Any]) -> dict[str, Any]:
     """The ``TokenRequest`` answered for service account ``namespace/name``."""
-    sa = store.get(serviceaccount.INFO.plural, namespace, name)  # NotFound as Kubernetes says it
+    # Reads only (here and in _bound_object): the store's shared copies, no decode
+    # per token (every pod's first sync asks for one). NotFound as Kubernetes says it.
+    sa = store.get_shared(serviceaccount.INFO.plural, namespace, name)
     out = dict(spec)
     path = FieldPath.root("spec", "expirationSeconds")
     raw = out.get("expirationSeconds")
@@ -85,7 +87,7 @@ def _bound_object(store: Store, namespace: str, sa: str, ref: Mapping[str, Any]
     if not name:
         raise Invalid.of("TokenRequest", sa, [required(
             FieldPath.root("spec", "boundObjectRef", "name"))], group=GROUP)
-    obj = store.get(resource, namespace, name)  # NotFound as Kubernetes says it
+    obj = store.get_shared(resource, namespace, name)  # NotFound as Kubernetes says it
     uid = str(obj["metadata"].get("uid", ""))
     wanted_uid = str(ref.get("uid") or "")
     if wanted_uid and wanted_uid != uid:
@@ -101,7 +103,7 @@ def _bound_object(store: Store, namespace: str, sa: str, ref: Mapping[str, Any]
         node_name = str(pod_spec.get("nodeName") or "")
         if node_name:
             try:
-                node_obj = store.get(node_kind.INFO.plural, None, node_name)
+                node_obj = store.get_shared(node_kind.INFO.plural, None, node_name)
                 node = (node_name, str(node_obj["metadata"].get("uid", "")))
             except NotFound:
                 node = None

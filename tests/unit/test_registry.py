@@ -291,6 +291,52 @@ def test_status_update_changes_only_status(registry: Registry):
     assert updated["metadata"]["generation"] == 1
 
 
+def test_status_write_of_the_shared_spec_stores_what_a_copy_does(registry: Registry):
+    # An in-process writer (a kubelet) sends back the store's shared spec: that
+    # spec is not decoded again, and the result is what an equal copy gives.
+    registry.create(pod("a", nodeName="n1"))
+    registry.create(pod("b", nodeName="n1"))
+    shared = registry.get("pods", "default", "a", shared=True)
+    before = copy.deepcopy(shared)
+    status = {"phase": "Running", "podIP": "10.88.0.2"}
+    by_shared = registry.update({**shared, "status": status}, subresource="status")
+    assert shared == before  # the shared copy is read, never changed
+    copied = copy.deepcopy(registry.get("pods", "default", "b"))
+    by_copy = registry.update({**copied, "status": status}, subresource="status")
+    for got in (by_shared, by_copy):
+        got["metadata"].pop("resourceVersion")
+        got["metadata"].pop("uid")
+        got["metadata"]["name"] = "x"
+    assert by_shared == by_copy
+    assert by_shared["status"] == status and by_shared["spec"] == before["spec"]
+
+
+@pytest.mark.parametrize("spec_change, error", [
+    ({"bogus": 1}, 'unknown field "spec.bogus"'),
+    ({"enableServiceLinks": 1}, "spec.enableServiceLinks"),
+])
+def test_status_write_still_decodes_a_spec_that_is_not_the_stored_one(
+        registry: Registry, spec_change: dict[str, Any], error: str):
+    # Kubernetes decodes the whole body of a status write: a malformed spec is
+    # refused even though the stored spec is kept. (1 == True in Python: only
+    # the stored version's own spec object is taken as already decoded.)
+    registry.create(pod("a"))  # enableServiceLinks: true, defaulted
+    shared = registry.get("pods", "default", "a", shared=True)
+    body = {**shared, "spec": {**shared["spec"], **spec_change},
+            "status": {"phase": "Running"}}
+    with pytest.raises(BadRequest, match=error):
+        registry.update(body, subresource="status")
+    assert registry.get("pods", "default", "a")["status"]["phase"] == "Pending"
+
+
+def test_status_write_makes_the_status_quantities_canonical(registry: Registry):
+    node = registry.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
+    node["status"] = {"capacity": {"cpu": "4000m", "memory": "1024Mi"}}
+    updated = registry.update(node, subresource="status")
+    assert updated["status"]["capacity"] == {"cpu": "4", "memory": "1Gi"}
+    assert updated["status"]["allocatable"] == {"cpu": "4", "memory": "1Gi"}
+
+
 def test_stale_update_is_conflict_and_unconditional_update_wins(registry: Registry):
     created = registry.create(pod())
     first = copy.deepcopy(created)
