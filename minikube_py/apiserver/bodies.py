@@ -18,9 +18,12 @@ non-finite numbers; bodies over :data:`MAX_BODY` are a 413.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from ..api import kinds
 from ..api.errors import BadRequest, RequestEntityTooLarge
@@ -37,6 +40,9 @@ __all__ = ["MAX_BODY", "Binding", "DeleteOptions", "binding", "decode", "delete_
 MAX_BODY = 3 * 1024 * 1024
 
 _PROPAGATION = ("Orphan", "Background", "Foreground")
+_ORJSON_LOADS = orjson.loads
+_LONG_DIGITS = re.compile(rb"[0-9]{20}").search
+_NOT_READ = object()
 
 
 def _reject_constant(name: str) -> Any:
@@ -57,9 +63,32 @@ def _check_depth(value: Any, what: str) -> None:
             stack.extend((child, depth + 1) for child in children)
 
 
+def _strict_json(raw: bytes) -> Any:
+    """``raw`` read by orjson, or :data:`_NOT_READ` for json.loads to read.
+
+    Every create and update comes this way. orjson takes strict JSON only (no
+    NaN or Infinity) and reads it as json.loads does, but for an integer past
+    64 bits (a float to orjson): a body with a run of 20 digits is left to
+    json.loads, as is whatever orjson refuses, for the error json.loads names
+    (or the UTF-16 body it accepts)."""
+    if _LONG_DIGITS(raw) is not None:
+        return _NOT_READ
+    try:
+        return _ORJSON_LOADS(raw)
+    except orjson.JSONDecodeError:
+        return _NOT_READ
+
+
 def parse_json(raw: bytes, what: str = "the request body") -> Any:
     """Decode a JSON body: BadRequest (never another exception) when it is not
     JSON, holds NaN/Infinity, or nests deeper than MAX_DEPTH."""
+    value = _strict_json(raw)
+    if value is not _NOT_READ:
+        # Each level of nesting opens with a brace or a bracket: a body with
+        # fewer of them than MAX_DEPTH cannot be too deep, and needs no walk.
+        if raw.count(b"{") + raw.count(b"[") >= MAX_DEPTH:
+            _check_depth(value, what)
+        return value
     try:
         value = json.loads(raw, parse_constant=_reject_constant)
     except RecursionError:

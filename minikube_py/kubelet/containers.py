@@ -145,7 +145,18 @@ def _mounts(pod: Mapping[str, Any], c: Mapping[str, Any], state_dir: Path,
         if vol is None:
             continue  # validation refuses a mount of an undeclared volume
         read_only = bool(vm.get("readOnly", False))
-        data_dir = data_volume_dir(pod_dir(state_dir, uid), vol)
+        sub_path = expand(str(vm.get("subPathExpr") or ""), env) if vm.get("subPathExpr") \
+            else str(vm.get("subPath") or "")
+        data_dir = data_volume_dir(os.path.join(state_dir, "pods", uid), vol)
+        if data_dir is not None and "hostPath" not in vol and "emptyDir" not in vol:
+            # API data is always mounted read-only (Kubernetes' ReadOnlyAPIDataVolumes).
+            # A subPath mount is of the file itself, through ..data as it is now:
+            # it does not follow later updates of the ConfigMap or Secret.
+            out.append(Mount(os.path.realpath(os.path.join(data_dir, sub_path)) if sub_path
+                             else data_dir, str(vm.get("mountPath", "")), True,
+                             _PROPAGATION.get(str(vm.get("mountPropagation") or ""),
+                                              PROPAGATION_PRIVATE)))
+            continue
         if "hostPath" in vol:
             root = Path(str((vol.get("hostPath") or {}).get("path", "")))
         elif "emptyDir" in vol:
@@ -155,21 +166,12 @@ def _mounts(pod: Mapping[str, Any], c: Mapping[str, Any], state_dir: Path,
                 root.mkdir(parents=True, exist_ok=True)
                 # Writable by any user the container runs as, as the kubelet's 0777.
                 root.chmod(0o777)
-        elif data_dir is not None:
-            # API data is always mounted read-only (Kubernetes' ReadOnlyAPIDataVolumes).
-            root, read_only = data_dir, True
         else:  # validation refuses every other volume type
             raise ValueError(f'volume "{vol.get("name")}" has a type this kubelet cannot mount')
         source = root
-        sub_path = expand(str(vm.get("subPathExpr") or ""), env) if vm.get("subPathExpr") \
-            else str(vm.get("subPath") or "")
         if sub_path:
             source = root / sub_path
-            if data_dir is not None:
-                # The file itself, through ..data as it is now: a subPath mount
-                # of a ConfigMap or Secret does not follow later updates.
-                source = Path(os.path.realpath(source))
-            elif not source.exists():
+            if not source.exists():
                 source.mkdir(parents=True, exist_ok=True)  # as the kubelet does
         out.append(Mount(str(source), str(vm.get("mountPath", "")), read_only,
                          _PROPAGATION.get(str(vm.get("mountPropagation") or ""),
