@@ -626,9 +626,13 @@ def _container_common(container: Mapping[str, Any], ctx: SpecContext,
         errs.append(required(path.child("image"), ""))
     errs.extend(enum_value(as_str(container.get("terminationMessagePolicy")),
                       path.child("terminationMessagePolicy"), _TERMINATION_MESSAGE_POLICIES))
-    errs.extend(_ports(container.get("ports"), path.child("ports")))
-    errs.extend(_env(container.get("env"), path.child("env")))
-    errs.extend(_env_from(container.get("envFrom"), path.child("envFrom")))
+    # The checks of an absent (None) list find nothing: skipped, with their paths.
+    if container.get("ports") is not None:
+        errs.extend(_ports(container.get("ports"), path.child("ports")))
+    if container.get("env") is not None:
+        errs.extend(_env(container.get("env"), path.child("env")))
+    if container.get("envFrom") is not None:
+        errs.extend(_env_from(container.get("envFrom"), path.child("envFrom")))
     errs.extend(_volume_mounts(container, ctx.volumes, path.child("volumeMounts")))
     errs.extend(_volume_devices(container, ctx.volumes, path.child("volumeDevices")))
     pull = as_str(container.get("imagePullPolicy"))
@@ -638,10 +642,12 @@ def _container_common(container: Mapping[str, Any], ctx: SpecContext,
         errs.append(not_supported(path.child("imagePullPolicy"), pull, _PULL_POLICIES))
     errs.extend(validate_resource_requirements(container.get("resources"), ctx.claim_names,
                                                path.child("resources")))
-    errs.extend(_resize_policy(container.get("resizePolicy"), path.child("resizePolicy"),
-                               ctx.restart_policy))
-    errs.extend(_container_security_context(container.get("securityContext"),
-                                            path.child("securityContext"), ctx.host_users))
+    if container.get("resizePolicy") is not None:
+        errs.extend(_resize_policy(container.get("resizePolicy"), path.child("resizePolicy"),
+                                   ctx.restart_policy))
+    if container.get("securityContext") is not None:
+        errs.extend(_container_security_context(container.get("securityContext"),
+                                                path.child("securityContext"), ctx.host_users))
     return errs
 
 

@@ -395,14 +395,21 @@ def validate_pod_spec(spec_value: Any, path: FieldPath, *, is_pod: bool) -> Errs
     errs.extend(volume_errs)
     claim_names = {as_str(as_map(c).get("name")) for c in as_list(spec.get("resourceClaims"))}
     claim_names.discard("")
-    errs.extend(_pod_resource_claims(spec.get("resourceClaims"), path.child("resourceClaims")))
+    # The checks below of a field that is absent (None) find nothing: they
+    # are skipped, with the path each would build (most pods set few fields).
+    if spec.get("resourceClaims") is not None:
+        errs.extend(_pod_resource_claims(spec.get("resourceClaims"),
+                                         path.child("resourceClaims")))
     ctx = SpecContext(volumes, claim_names, grace, as_str(spec.get("restartPolicy")), host_users)
     errs.extend(validate_containers(spec.get("containers"), ctx, path.child("containers")))
-    errs.extend(validate_init_containers(spec.get("initContainers"), spec.get("containers"), ctx,
-                                 path.child("initContainers")))
-    errs.extend(validate_ephemeral_containers(spec.get("ephemeralContainers"),
-                                              spec.get("containers"), spec.get("initContainers"),
-                                              ctx, path.child("ephemeralContainers")))
+    if spec.get("initContainers") is not None:
+        errs.extend(validate_init_containers(spec.get("initContainers"), spec.get("containers"),
+                                             ctx, path.child("initContainers")))
+    if spec.get("ephemeralContainers") is not None:
+        errs.extend(validate_ephemeral_containers(spec.get("ephemeralContainers"),
+                                                  spec.get("containers"),
+                                                  spec.get("initContainers"),
+                                                  ctx, path.child("ephemeralContainers")))
     if spec.get("hostNetwork") is True:
         containers_path = path.child("containers")
         for i, container in enumerate(as_list(spec.get("containers"))):
@@ -416,7 +423,8 @@ def validate_pod_spec(spec_value: Any, path: FieldPath, *, is_pod: bool) -> Errs
     errs.extend(enum_value(as_str(spec.get("restartPolicy")), path.child("restartPolicy"),
                       _RESTART_POLICIES))
     errs.extend(enum_value(as_str(spec.get("dnsPolicy")), path.child("dnsPolicy"), _DNS_POLICIES))
-    errs.extend(validate_labels(spec.get("nodeSelector"), path.child("nodeSelector")))
+    if spec.get("nodeSelector") is not None:
+        errs.extend(validate_labels(spec.get("nodeSelector"), path.child("nodeSelector")))
     errs.extend(_pod_security_context(spec, path.child("securityContext")))
     for i, secret in enumerate(as_list(spec.get("imagePullSecrets"))):
         extra = set(as_map(secret)) - {"name"}
@@ -425,7 +433,8 @@ def validate_pod_spec(spec_value: Any, path: FieldPath, *, is_pod: bool) -> Errs
                                 GoValue(f"core.LocalObjectReference{{Name:"
                                         f"{json.dumps(as_str(as_map(secret).get('name')))}}}"),
                                 "only name may be set"))
-    errs.extend(_affinity(spec.get("affinity"), path.child("affinity")))
+    if spec.get("affinity") is not None:
+        errs.extend(_affinity(spec.get("affinity"), path.child("affinity")))
     errs.extend(_dns_config(spec, path.child("dnsConfig")))
     for i, gate in enumerate(as_list(spec.get("readinessGates"))):
         errs.extend(qualified_name(as_str(as_map(gate).get("conditionType")),
@@ -437,8 +446,9 @@ def validate_pod_spec(spec_value: Any, path: FieldPath, *, is_pod: bool) -> Errs
         if gate_name in seen_gates:
             errs.append(duplicate(path.child("schedulingGates").index(i), gate_name))
         seen_gates.add(gate_name)
-    errs.extend(_topology_spread(spec.get("topologySpreadConstraints"),
-                                 path.child("topologySpreadConstraints")))
+    if spec.get("topologySpreadConstraints") is not None:
+        errs.extend(_topology_spread(spec.get("topologySpreadConstraints"),
+                                     path.child("topologySpreadConstraints")))
     if not host_users:
         # Kubernetes' own (inconsistent) capitalisation of these paths.
         for key, reported in (("hostNetwork", "hostNetwork"), ("hostPID", "HostPID"),
@@ -458,7 +468,8 @@ def validate_pod_spec(spec_value: Any, path: FieldPath, *, is_pod: bool) -> Errs
         value = as_str(spec.get(key))
         if value:
             errs.extend(dns_label(value, path.child(key)))
-    errs.extend(validate_tolerations(spec.get("tolerations"), path.child("tolerations")))
+    if spec.get("tolerations") is not None:
+        errs.extend(validate_tolerations(spec.get("tolerations"), path.child("tolerations")))
     for i, raw in enumerate(as_list(spec.get("hostAliases"))):
         alias = as_map(raw)
         sub = path.child("hostAliases").index(i)
