@@ -32,7 +32,8 @@ def check_create(storage: Storage, info: KindInfo, namespace: str, name: str) ->
     if not info.namespaced:
         return
     try:
-        ns = storage.get(NAMESPACES, None, namespace)
+        # Read only: the shared copy, no decode per create (five a pod, Events too).
+        ns = storage.get_shared(NAMESPACES, None, namespace)
     except NotFound:
         raise NotFound.of(NAMESPACES, namespace) from None
     if (ns.get("metadata") or {}).get("deletionTimestamp") or \

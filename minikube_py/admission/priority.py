@@ -91,7 +91,7 @@ def admit_pod(storage: Storage, pod: Object, name: str,
             priority, policy = _value(default), default.get("preemptionPolicy")
     else:
         try:
-            pc = storage.get(CLASSES, None, str(class_name))
+            pc = storage.get_shared(CLASSES, None, str(class_name))  # read only
         except NotFound:
             raise _forbidden(PODS, name, f"no PriorityClass with name {class_name} was "
                              "found") from None

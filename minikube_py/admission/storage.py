@@ -17,6 +17,10 @@ Object = dict[str, Any]
 class Storage(Protocol):
     def get(self, resource: str, namespace: str | None, name: str) -> Object: ...
 
+    def get_shared(self, resource: str, namespace: str | None, name: str) -> Object:
+        """As :meth:`get`, the store's shared decoded copy: read it, never change it."""
+        ...
+
     def list(self, resource: str, *, namespace: str | None = None,
              limit: int | None = None) -> Any: ...
 
