@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from minikube_py.api.errors import BadRequest, Expired
 from minikube_py.api.fields import parse_field_selector
 from minikube_py.api.labels import parse_selector
+from minikube_py.store import watch as watch_module
 from minikube_py.store.store import Store
 from minikube_py.store.watch import Watch, decode_shared
 from tests.waiting import blocked_in, wait_for
@@ -473,3 +475,69 @@ def test_a_waiter_is_released_when_the_watch_ends(store: Store):
     w.stop()
     waiter.join(5)
     assert got == [True]
+
+
+# ---------------------------------------------------------------- lingering
+
+
+def timed_reader(watch: Any, n: int) -> tuple[threading.Thread, list[tuple[float, str]]]:
+    """A thread reading ``n`` events, noting when each came back."""
+    got: list[tuple[float, str]] = []
+
+    def read() -> None:
+        for _ in range(n):
+            ev = watch.next(timeout=5)
+            assert ev is not None
+            got.append((time.monotonic(), ev.object["metadata"]["name"]))
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    return t, got
+
+
+@pytest.mark.parametrize("linger, batched", [(0.3, True), (0.0, False)])
+def test_a_woken_reader_lingers_so_later_writes_come_in_the_same_batch(
+        store: Store, monkeypatch: pytest.MonkeyPatch, linger: float, batched: bool):
+    monkeypatch.setattr(watch_module, "LINGER", linger)
+    w = store.watch("pods", resource_version=str(store.resource_version))
+    reader, got = timed_reader(w, 4)
+    wait_for(lambda: blocked_in(reader, Watch.next), "the reader waiting")
+    first = time.monotonic()
+    store.create("pods", pod("a"))
+    # The scenario itself, not a wait for a condition: the next writes come a
+    # tenth of a second later, while the reader lingers (or, without
+    # lingering, long after it took "a").
+    time.sleep(0.1)
+    for name in ("b", "c", "d"):
+        store.create("pods", pod(name))
+    reader.join(5)
+    assert [name for _, name in got] == ["a", "b", "c", "d"]
+    spread = got[-1][0] - got[0][0]
+    if batched:
+        assert got[0][0] - first >= 0.25  # "a" waited out the linger...
+        assert spread < 0.05              # ...and brought the later writes along
+    else:
+        assert got[0][0] - first < 0.09   # "a" at once, the rest a tenth later
+        assert spread >= 0.09
+
+
+def test_a_reader_with_a_batch_waiting_does_not_linger(
+        store: Store, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(watch_module, "LINGER", 5.0)
+    w = store.watch("pods", resource_version=str(store.resource_version))
+    for i in range(watch_module.LINGER_BATCH):
+        store.create("pods", pod(f"p{i}"))
+    started = time.monotonic()
+    assert w.next(timeout=10) is not None
+    assert time.monotonic() - started < 2.5
+
+
+def test_lingering_never_outlasts_the_readers_timeout(
+        store: Store, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(watch_module, "LINGER", 5.0)
+    w = store.watch("pods", resource_version=str(store.resource_version))
+    store.create("pods", pod("a"))
+    started = time.monotonic()
+    ev = w.next(timeout=0.2)
+    assert ev is not None and ev.object["metadata"]["name"] == "a"  # not a timeout
+    assert time.monotonic() - started < 2.5
