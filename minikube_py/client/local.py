@@ -12,6 +12,7 @@ from ..api import kinds
 from ..api.errors import MethodNotAllowed
 from ..api.fields import parse_field_selector
 from ..api.labels import parse_selector
+from ..store import watch as watch_module
 from ..store.registry import Registry
 from ..store.watch import Watch
 from .base import Event, Object, ObjectList
@@ -87,11 +88,14 @@ class LocalClient:
     def watch(self, resource: str, *, namespace: str | None = None,
               label_selector: str | None = None, field_selector: str | None = None,
               resource_version: str | None = None) -> LocalWatch:
+        # In-process readers (informers, the hollow kubelets) take their events
+        # in batches (see store.watch: LINGER); the API server's watches do not.
         return LocalWatch(self.store.watch(
             resource, namespace=namespace,
             label_selector=parse_selector(label_selector) if label_selector else None,
             field_selector=parse_field_selector(field_selector) if field_selector else None,
-            resource_version=resource_version), shared=self.shared_reads)
+            resource_version=resource_version, linger=watch_module.LINGER),
+            shared=self.shared_reads)
 
     def create(self, obj: Mapping[str, Any], *, namespace: str | None = None) -> Object:
         return self.registry.create(obj, namespace=namespace)

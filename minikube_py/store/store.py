@@ -766,13 +766,14 @@ class Store:
     def watch(self, resource: str, *, namespace: str | None = None,
               label_selector: Selector | None = None,
               field_selector: FieldSelector | None = None,
-              resource_version: str | int | None = None) -> Watch:
+              resource_version: str | int | None = None, linger: float = 0.0) -> Watch:
         """Watch changes after ``resource_version``.
 
         ``None``, ``""`` or ``"0"``: first an ADDED event for every matching
         object, then changes (Kubernetes' "get state and start at most recent").
         Any other value: changes after that version, or ``Expired`` when it is no
-        longer in the history.
+        longer in the history. ``linger``: seconds a woken reader waits for more
+        changes before it takes them (0: at once; see :mod:`.watch`).
         """
         table = self._table(resource)
         matches = matcher(table.info, namespace, label_selector, field_selector)
@@ -788,7 +789,7 @@ class Store:
             else:
                 initial = []
                 start = table.history.start_after(rv)
-            watch = Watch(table.history, matches, initial, key=key)
+            watch = Watch(table.history, matches, initial, key=key, linger=linger)
             table.history.subscribe(watch, start)
             return watch
 

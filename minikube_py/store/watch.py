@@ -17,18 +17,23 @@ Design (why it is shaped like this):
   cost no longer grows with the number of watchers that cannot.
 * Each watcher has its own queue and condition variable. A write appends to
   the queues of the watchers it reaches and wakes only them; no polling, so
-  an idle control plane sleeps. **A woken reader lingers** (:data:`LINGER`,
-  5 ms, the interpreter's switch interval) before it takes what is queued,
-  unless a batch is waiting already: the writes of those milliseconds reach
-  it in one batch, one wake-up instead of one per write. Under load, a
-  wake-up per write was most of the process's thread switches (each reader
-  woken, then waiting its turn for the interpreter lock: about 42 switches a
-  pod along the chain, 21-27 lingering 3-6 ms), and the difference between
-  about 350 and 400-450 pods a second at 500 hollow nodes (bench/RESULTS.md,
-  issue 18's twenty-third session). A reader is then at most 5 ms later with
-  an event; an idle one is never woken. A watcher that lets more than the
-  ring size of events pile up unread gets ``Expired`` and must relist
-  (Kubernetes closes a watcher whose buffer is full for the same reason).
+  an idle control plane sleeps. A watcher that lets more than the ring size
+  of events pile up unread gets ``Expired`` and must relist (Kubernetes
+  closes a watcher whose buffer is full for the same reason).
+* **The control plane's own readers linger.** A watch opened with a
+  ``linger`` (the in-process clients' watches, which feed the informers and
+  the hollow kubelets, use :data:`LINGER`, 5 ms, the interpreter's switch
+  interval) has its woken reader wait that long before it takes what is
+  queued, unless a batch is waiting already: the writes of those
+  milliseconds reach it in one batch, one wake-up instead of one per write.
+  Under load, a wake-up per write was most of the daemon's thread switches
+  (each reader woken, then waiting its turn for the interpreter lock: about
+  42 switches a pod along the chain, 21-27 lingering 3-6 ms), and the
+  difference between about 350 and 400-450 pods a second at 500 hollow
+  nodes (bench/RESULTS.md, issue 18's twenty-third session). Those readers
+  are then at most 5 ms later with an event; an idle one is never woken.
+  The API server's watches (kubectl's, the official client's) do not
+  linger: each event goes out as soon as it is written.
 * Events carry the object's JSON text; ``WatchEvent.object`` decodes it lazily
   (a fresh dict each time, so consumers can never alter the store), and the API
   server can stream ``raw`` without re-encoding.
@@ -71,10 +76,10 @@ ADDED = "ADDED"
 MODIFIED = "MODIFIED"
 DELETED = "DELETED"
 
-#: How long a woken watch reader waits for more writes before it takes the
-#: queued changes (see the module docstring): long enough for several writes
-#: of a busy control plane, short beside anything a user or a controller
-#: could see.
+#: How long a woken reader of the control plane's own watches waits for more
+#: writes before it takes the queued changes (see the module docstring): long
+#: enough for several writes of a busy control plane, short beside anything a
+#: user or a controller could see.
 LINGER = 0.005
 #: Changes already queued that make a woken reader take them at once.
 LINGER_BATCH = 32
@@ -324,9 +329,9 @@ class Watch:
 
     def __init__(self, history: History, matches: Matcher, initial: list[WatchEvent], *,
                  key: IndexKey = None, limit: int | None = None,
-                 linger: float | None = None) -> None:
+                 linger: float = 0.0) -> None:
         self._history = history
-        self._linger = LINGER if linger is None else linger
+        self._linger = linger
         self._matches = matches
         self.key = key
         self._limit = limit if limit is not None else history.capacity

@@ -13,7 +13,9 @@ import pytest
 from minikube_py.api.errors import BadRequest, Expired
 from minikube_py.api.fields import parse_field_selector
 from minikube_py.api.labels import parse_selector
+from minikube_py.client.local import LocalClient
 from minikube_py.store import watch as watch_module
+from minikube_py.store.registry import Registry
 from minikube_py.store.store import Store
 from minikube_py.store.watch import Watch, decode_shared
 from tests.waiting import blocked_in, wait_for
@@ -495,22 +497,22 @@ def timed_reader(watch: Any, n: int) -> tuple[threading.Thread, list[tuple[float
     return t, got
 
 
-@pytest.mark.parametrize("linger, batched", [(0.3, True), (0.0, False)])
-def test_a_woken_reader_lingers_so_later_writes_come_in_the_same_batch(
-        store: Store, monkeypatch: pytest.MonkeyPatch, linger: float, batched: bool):
-    monkeypatch.setattr(watch_module, "LINGER", linger)
-    w = store.watch("pods", resource_version=str(store.resource_version))
-    reader, got = timed_reader(w, 4)
+def spaced_writes(store: Store, reader: threading.Thread) -> float:
+    """Write "a" once ``reader`` waits, then "b", "c", "d" a tenth of a second
+    later; returns when "a" was written."""
     wait_for(lambda: blocked_in(reader, Watch.next), "the reader waiting")
     first = time.monotonic()
     store.create("pods", pod("a"))
     # The scenario itself, not a wait for a condition: the next writes come a
-    # tenth of a second later, while the reader lingers (or, without
-    # lingering, long after it took "a").
+    # tenth of a second later, while a lingering reader lingers (or long after
+    # one that does not took "a").
     time.sleep(0.1)
     for name in ("b", "c", "d"):
         store.create("pods", pod(name))
-    reader.join(5)
+    return first
+
+
+def check_batched(got: list[tuple[float, str]], first: float, batched: bool) -> None:
     assert [name for _, name in got] == ["a", "b", "c", "d"]
     spread = got[-1][0] - got[0][0]
     if batched:
@@ -521,10 +523,35 @@ def test_a_woken_reader_lingers_so_later_writes_come_in_the_same_batch(
         assert spread >= 0.09
 
 
-def test_a_reader_with_a_batch_waiting_does_not_linger(
+@pytest.mark.parametrize("linger, batched", [(0.3, True), (0.0, False)])
+def test_a_woken_reader_lingers_so_later_writes_come_in_the_same_batch(
+        store: Store, linger: float, batched: bool):
+    w = store.watch("pods", resource_version=str(store.resource_version), linger=linger)
+    reader, got = timed_reader(w, 4)
+    first = spaced_writes(store, reader)
+    reader.join(5)
+    check_batched(got, first, batched)
+
+
+def test_in_process_clients_linger_and_the_api_servers_watches_do_not(
         store: Store, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(watch_module, "LINGER", 5.0)
-    w = store.watch("pods", resource_version=str(store.resource_version))
+    monkeypatch.setattr(watch_module, "LINGER", 0.3)
+    client = LocalClient(Registry(store))
+    rv = str(store.resource_version)
+    local = client.watch("pods", resource_version=rv)
+    served = store.watch("pods", resource_version=rv)  # as the API server opens it
+    local_reader, local_got = timed_reader(local, 4)
+    served_reader, served_got = timed_reader(served, 4)
+    wait_for(lambda: blocked_in(served_reader, Watch.next), "the served watch waiting")
+    first = spaced_writes(store, local_reader)
+    local_reader.join(5)
+    served_reader.join(5)
+    check_batched(local_got, first, batched=True)
+    check_batched(served_got, first, batched=False)
+
+
+def test_a_reader_with_a_batch_waiting_does_not_linger(store: Store):
+    w = store.watch("pods", resource_version=str(store.resource_version), linger=5.0)
     for i in range(watch_module.LINGER_BATCH):
         store.create("pods", pod(f"p{i}"))
     started = time.monotonic()
@@ -532,10 +559,8 @@ def test_a_reader_with_a_batch_waiting_does_not_linger(
     assert time.monotonic() - started < 2.5
 
 
-def test_lingering_never_outlasts_the_readers_timeout(
-        store: Store, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(watch_module, "LINGER", 5.0)
-    w = store.watch("pods", resource_version=str(store.resource_version))
+def test_lingering_never_outlasts_the_readers_timeout(store: Store):
+    w = store.watch("pods", resource_version=str(store.resource_version), linger=5.0)
     store.create("pods", pod("a"))
     started = time.monotonic()
     ev = w.next(timeout=0.2)
