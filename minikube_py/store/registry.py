@@ -318,7 +318,7 @@ class Registry:
         current version (an in-process writer such as a kubelet sends back the
         shared copy it read). The write keeps the stored spec whatever is sent
         (the status strategy), so that spec would be decoded, defaulted and
-        dropped, a third of a hollow pod's status write; being the stored
+        dropped, about a sixth of a hollow pod's status write; being the stored
         version's own, it decodes without error. A spec that is merely equal
         is still decoded, for the errors a malformed one must get (``1`` equals
         ``True`` in Python, not in the schema)."""
