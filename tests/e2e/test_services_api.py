@@ -324,8 +324,11 @@ def test_official_client_endpoints_and_slices(core: client.CoreV1Api,
     discovery.delete_namespaced_endpoint_slice("py-slice", "default")
     core.delete_namespaced_endpoints("py-ep", "default")
     core.delete_namespaced_service("py-ep", "default")
-    assert discovery.list_namespaced_endpoint_slice("default", label_selector="owner=py").items \
-        == []
+    # The mirrored slice goes when the controller sees its Endpoints go: after
+    # the delete, not with it (as in Kubernetes), so it is waited for.
+    wait_for(lambda: discovery.list_namespaced_endpoint_slice(
+        "default", label_selector="owner=py").items == [],
+        "the mirrored slice removed with its Endpoints")
 
 
 def test_kubectl_watch_endpoint_slices_and_delete(daemon: Daemon):
