@@ -626,7 +626,8 @@ def _container_common(container: Mapping[str, Any], ctx: SpecContext,
         errs.append(required(path.child("image"), ""))
     errs.extend(enum_value(as_str(container.get("terminationMessagePolicy")),
                       path.child("terminationMessagePolicy"), _TERMINATION_MESSAGE_POLICIES))
-    # The checks of an absent (None) list find nothing: skipped, with their paths.
+    # Checks run on the lists the container has: an absent (None) one has
+    # nothing to report, so its path is not even built.
     if container.get("ports") is not None:
         errs.extend(_ports(container.get("ports"), path.child("ports")))
     if container.get("env") is not None:

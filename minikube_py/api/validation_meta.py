@@ -472,14 +472,15 @@ def validate_object_meta(
                         for msg in name_is_dns_label(namespace, False))
     elif namespace:
         errs.append(forbidden(path.child("namespace"), "not allowed on this type"))
-    # An absent or empty field has nothing to report: its checks (and their
-    # paths) are skipped, as on most objects created (every Event).
+    # Checks run on the fields an object has: an absent or empty one has
+    # nothing to report, so its path is not even built (most objects created,
+    # every Event, have few of these).
     if meta.get("generation"):
         errs.extend(nonnegative(meta.get("generation"), path.child("generation")))
     for key, check in (("labels", validate_labels), ("annotations", validate_annotations),
                        ("ownerReferences", validate_owner_references)):
         value = meta.get(key)
-        if value is not None and not (type(value) in (dict, list) and not value):
+        if value not in (None, {}, []):
             errs.extend(check(value, path.child(key)))
     finalizers = as_list(meta.get("finalizers"))
     if finalizers:

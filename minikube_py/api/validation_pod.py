@@ -395,8 +395,9 @@ def validate_pod_spec(spec_value: Any, path: FieldPath, *, is_pod: bool) -> Errs
     errs.extend(volume_errs)
     claim_names = {as_str(as_map(c).get("name")) for c in as_list(spec.get("resourceClaims"))}
     claim_names.discard("")
-    # The checks below of a field that is absent (None) find nothing: they
-    # are skipped, with the path each would build (most pods set few fields).
+    # The checks below run on the fields the spec has: an absent (None) one
+    # has nothing to report, so its path is not even built (most pods set
+    # few fields).
     if spec.get("resourceClaims") is not None:
         errs.extend(_pod_resource_claims(spec.get("resourceClaims"),
                                          path.child("resourceClaims")))
