@@ -438,12 +438,24 @@ class Kubelet:
         return rv
 
     def observe(self, type: str, pod: Object) -> None:
-        """A watch event about one of this node's pods: cache it, queue its key."""
+        """A watch event about one of this node's pods: cache it, queue its key.
+
+        An event whose version this kubelet already holds (its own status write
+        coming back: :meth:`_remember` cached what the write stored, and the
+        sync that wrote it ran with it) or an older one brings nothing to sync:
+        it is not queued. Kubernetes' kubelet does not sync for it either (its
+        pod config sees no change of spec, labels, annotations or deletion and
+        only reconciles the status it wrote itself). Every newer version is
+        queued, a status changed by anyone else included.
+        """
         key = _key(pod)
         with self._pods_lock:
             if type == "DELETED":
                 self._pods.pop(key, None)
-            elif _rv(self._pods.get(key)) <= _rv(pod):
+            else:
+                known, seen = _rv(self._pods.get(key)), _rv(pod)
+                if seen and known >= seen:
+                    return
                 self._pods[key] = pod
         self.queue.add(key)
 

@@ -528,3 +528,72 @@ def test_the_next_resync_counts_from_the_latest_sync(client, make_kubelet):
     wait_for(lambda: queue._waiting.get("default/web") == 1040.0,
              "the resync put off by the later sync")
     assert len(queue._heap) == 1  # put off in place, not added again
+
+
+class AddRecordingQueue(WorkQueue[str]):
+    """A kubelet's work queue noting every key added for a sync now."""
+
+    def __init__(self) -> None:
+        super().__init__(name="adds")
+        self.added: list[str] = []
+
+    def add(self, key: str) -> None:
+        self.added.append(key)
+        super().add(key)
+
+
+def _pod_version(name: str, rv: int) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "resourceVersion": str(rv)},
+            "spec": {"nodeName": "node-1", "containers": []}}
+
+
+@pytest.mark.parametrize(("cached", "event", "event_rv", "queued", "kept"), [
+    (None, "ADDED", 5, True, 5),        # a pod new to the kubelet
+    (5, "MODIFIED", 6, True, 6),        # a newer version (anyone's write)
+    (5, "MODIFIED", 5, False, 5),       # the version already held: its own write back
+    (6, "MODIFIED", 5, False, 6),       # an older version: the newer one stays
+    (5, "DELETED", 5, True, None),      # gone: synced away
+])
+def test_a_pod_event_is_synced_only_when_it_brings_a_newer_version(
+        client, runtime, clock, tmp_path, cached, event, event_rv, queued, kept):
+    queue = AddRecordingQueue()
+    kubelet = Kubelet(client, NodeSpec("node-1", 2000, 4 * GI, 110, {}), runtime, host=HOST,
+                      state_dir=tmp_path / "kubelet", clock=clock,
+                      readings=lambda _: READINGS, cgroup_root=None, queue=queue)
+    if cached is not None:
+        kubelet._pods["default/web"] = _pod_version("web", cached)
+    kubelet.observe(event, _pod_version("web", event_rv))
+    assert queue.added == (["default/web"] if queued else [])
+    held = kubelet.cached_pod("default", "web")
+    assert (held and int(held["metadata"]["resourceVersion"])) == kept
+
+
+def test_the_kubelet_does_not_sync_again_for_its_own_status_write(client, make_kubelet):
+    """The Running status the kubelet wrote comes back on its watch: that event
+    queues no sync (the pod's one sync wrote it), as a kubelet of Kubernetes
+    only reconciles its own status; a change by anyone else is synced."""
+    queue = AddRecordingQueue()
+    kubelet = make_kubelet(queue=queue)
+    echoes: list[tuple[int, list[str]]] = []
+    observe = kubelet.observe
+
+    def watched(type_: str, pod: dict[str, Any]) -> None:
+        before = len(queue.added)
+        observe(type_, pod)
+        echoes.append((int(pod["metadata"]["resourceVersion"]), queue.added[before:]))
+
+    kubelet.observe = watched  # type: ignore[method-assign]
+    create_pod(client, "web")
+    running = pod_in_phase(client, "web", "Running")
+    rv = int(running["metadata"]["resourceVersion"])
+    (adds,) = wait_for(lambda: next(((a,) for v, a in echoes if v == rv), None),
+                       "the Running status written seen on the kubelet's watch")
+    assert adds == []
+    # Someone else's status write is a newer version: synced (the kubelet
+    # writes its own view back).
+    client.update({**running, "status": {**running["status"], "phase": "Pending"}},
+                  subresource="status")
+    wait_for(lambda: client.get("pods", "default", "web")["status"]["phase"] == "Running"
+             and int(client.get("pods", "default", "web")["metadata"]["resourceVersion"]) > rv
+             + 1, "the kubelet's status written back over the other writer's")
