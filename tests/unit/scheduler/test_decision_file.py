@@ -77,6 +77,32 @@ def test_a_restarted_scheduler_shows_exactly_what_it_showed(tmp_path: Path):
     assert kinds.count("n") <= 3
 
 
+def test_decision_lines_carry_no_null_and_older_lines_with_nulls_still_load(tmp_path: Path):
+    """A skipped scorer is written as [name, weight] and a decision without a
+    node has no "n" (the JSON writer then never has to look for a NaN behind a
+    null); a file from before, with nulls in their place, reads the same."""
+    path = tmp_path / "scheduler" / "decisions.jsonl"
+    log = DecisionLog(file=DecisionFile(path))
+    decisions = varied_decisions()
+    assert any(c.skipped for d in decisions for c in d.scorers)
+    assert any(d.node is None for d in decisions)
+    for d in decisions:
+        log.record(d)
+    log.close()
+    lines = path.read_bytes().splitlines()
+    assert not [line for line in lines if b'"t":"d"' in line and b"null" in line]
+    older = []
+    for line in lines:
+        r = json.loads(line)
+        if r["t"] == "d":
+            r.setdefault("n", None)
+            r["sc"] = [c if len(c) == 5 else [*c, None, None, None] for c in r["sc"]]
+        older.append(json.dumps(r).encode())
+    path.write_bytes(b"\n".join(older) + b"\n")
+    assert b"null" in path.read_bytes()
+    assert read_in_a_fresh_process(path) == shown(decisions)
+
+
 def test_written_before_record_returns(tmp_path: Path):
     """What kill -9 may find: every recorded decision is in the file already."""
     path = tmp_path / "d.jsonl"
