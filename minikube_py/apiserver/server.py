@@ -415,6 +415,11 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "minikube-py"
     sys_version = ""
     timeout = 600  # an idle keep-alive connection's thread goes after 10 minutes
+    # A buffered writer: a response's head and body (up to 8 KB together) leave
+    # in one TLS record and one send, not two; the stdlib flushes after each
+    # request, streams and upgrades flush themselves. A pod created over HTTPS
+    # cost its request thread 646 us of CPU instead of 700.
+    wbufsize = -1
     server: _Server
 
     def do_GET(self) -> None:
@@ -432,8 +437,15 @@ class _Handler(BaseHTTPRequestHandler):
     def do_DELETE(self) -> None:
         self._serve("DELETE")
 
+    def handle_expect_100(self) -> bool:
+        """Send the ``100 Continue`` now: the buffered writer would hold it
+        until the response, and the client waits for it before its body."""
+        ok = super().handle_expect_100()
+        self.wfile.flush()
+        return ok
+
     def setup(self) -> None:
-        # Headers and body go out in separate writes; without TCP_NODELAY, Nagle's
+        # A big body goes out in writes of its own; without TCP_NODELAY, Nagle's
         # algorithm holds the second until the client's delayed ACK: +40 ms a request.
         with contextlib.suppress(OSError):
             self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

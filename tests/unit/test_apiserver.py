@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -350,3 +352,51 @@ def test_node_proxy_is_404_for_a_missing_node_and_503_for_an_existing_one(api: A
     status, body, _ = api.call("GET", "/api/v1/nodes/n1/proxy/")
     assert (status, body["reason"]) == (503, "ServiceUnavailable")
     assert "kubelets run in-process" in body["message"]
+
+
+# ------------------------------------------------------------------------ the wire
+
+
+def test_a_response_leaves_in_one_send(api: Api, monkeypatch: pytest.MonkeyPatch):
+    """Head and body go out together (over TLS: one record, one system call),
+    not the head first and the body after it."""
+    sends: list[tuple[str, int]] = []
+    send = socket.socket.send
+
+    def counted(self: socket.socket, data: Any, *args: Any) -> int:
+        sends.append((threading.current_thread().name, len(data)))
+        return send(self, data, *args)
+
+    status, created, _ = api.call("POST", PODS, pod("one-send"))
+    assert status == 201
+    monkeypatch.setattr(socket.socket, "send", counted)
+    status, got, resp = api.call("GET", f"{PODS}/one-send")
+    monkeypatch.undo()
+    assert status == 200 and got["metadata"]["uid"] == created["metadata"]["uid"]
+    served = [n for name, n in sends if name != threading.current_thread().name]
+    assert len(served) == 1, served
+    assert served[0] > int(resp.headers["Content-Length"])  # the head came with the body
+
+
+def test_expect_100_continue_is_answered_before_the_body(api: Api):
+    """A client that waits for ``100 Continue`` before sending its body gets it
+    at once (the buffered writer must not hold it back until the response)."""
+    body = json.dumps(pod("patient")).encode()
+    with socket.create_connection((api.host, api.port), timeout=10) as sock:
+        sock.sendall((f"POST {PODS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+                      f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                      "Expect: 100-continue\r\n\r\n").encode())
+        head = _read_head(sock)  # times out (10 s) if the 100 never comes
+        assert head.startswith(b"HTTP/1.1 100 Continue\r\n")
+        sock.sendall(body)
+        assert _read_head(sock).startswith(b"HTTP/1.1 201 ")
+
+
+def _read_head(sock: socket.socket) -> bytes:
+    """One response head, read byte by byte (so nothing after it is taken)."""
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        byte = sock.recv(1)
+        assert byte, f"connection closed after {head!r}"
+        head += byte
+    return head
