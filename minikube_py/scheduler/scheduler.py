@@ -89,7 +89,15 @@ class Scheduler:
                  seed: int | None = None, bind_workers: int = 4,
                  decision_capacity: int = 1000, decisions_per_pod: int = 8,
                  decision_file: Path | None = None, assume_ttl: float = 30.0,
-                 queue: SchedulingQueue | None = None, record_events: bool = True) -> None:
+                 queue: SchedulingQueue | None = None, record_events: bool = True,
+                 pods: Informer | None = None) -> None:
+        """``pods``: a pod informer this scheduler shares with the rest of its
+        process (the controller manager's: one watch and one cache of the pods
+        for both, as client-go's shared informer factory gives the components
+        of one process); its owner starts it before :meth:`start` and stops
+        it. None: the scheduler keeps its own. Its node and ReplicaSet
+        informers are always its own (a cycle waits for the node informer to
+        catch up, which a shared one's other handlers would delay)."""
         self.client = client
         self.name = name
         self.framework = framework or Framework()
@@ -108,9 +116,11 @@ class Scheduler:
                                              thread_name_prefix="scheduler-bind")
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.pods = Informer(client, "pods", name="scheduler-pods")
+        self.pods = pods if pods is not None else Informer(client, "pods",
+                                                           name="scheduler-pods")
         self.nodes = Informer(client, "nodes", name="scheduler-nodes")
         self.replicasets = Informer(client, "replicasets", name="scheduler-replicasets")
+        self._own = [self.nodes, self.replicasets] + ([self.pods] if pods is None else [])
         self.pods.add_handlers(Handlers(on_add=self._pod_added,
                                         on_update=self._pod_updated,
                                         on_delete=self._pod_deleted))
@@ -123,7 +133,7 @@ class Scheduler:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self, *, wait: float = 10.0) -> None:
-        for informer in (self.nodes, self.replicasets, self.pods):
+        for informer in self._own:
             informer.start()
         for informer in (self.nodes, self.replicasets, self.pods):
             informer.wait_synced(wait)
@@ -141,7 +151,7 @@ class Scheduler:
     def stop(self) -> None:
         self._stop.set()
         self.queue.close()
-        for informer in (self.pods, self.nodes, self.replicasets):
+        for informer in self._own:
             informer.stop()
         if self._thread is not None:
             self._thread.join(timeout=5)

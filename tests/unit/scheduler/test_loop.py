@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from minikube_py.api.errors import Conflict
+from minikube_py.client.informer import Handlers
 from minikube_py.client.local import LocalClient
+from minikube_py.client.shared import SharedInformers
 from minikube_py.scheduler.config import load_profile
 from minikube_py.scheduler.framework import Framework
 from minikube_py.scheduler.queue import SchedulingQueue
@@ -264,3 +266,31 @@ def test_concurrent_creates_never_overcommit_a_node(registry: Registry):
         assert sum(per_node.values()) == 6 * 700  # 2 per 2-CPU node, the rest wait
     finally:
         sched.stop()
+
+
+def test_a_shared_pod_informer_feeds_the_scheduler_and_stays_its_owners(registry: Registry):
+    """Given the process's shared pod informer (the controller manager's), the
+    scheduler reads pods through it, starts and stops none of it, and opens no
+    pod watch of its own; another component's handlers on it run too."""
+    shared = SharedInformers(LocalClient(registry))
+    pods = shared.get("pods")
+    others: list[str] = []
+    pods.add_handlers(Handlers(on_add=lambda p: others.append(p["metadata"]["name"])))
+    sched = Scheduler(LocalClient(registry), seed=7, pods=pods)
+    assert sched.pods is pods
+    shared.start()
+    try:
+        sched.start()
+        try:
+            assert "scheduler-pods" not in {t.name for t in threading.enumerate()}
+            registry.create(pod("via-shared"))
+            assert wait_bound(registry, "via-shared") in ("n1", "n2", "n3")
+            wait_for(lambda: "via-shared" in others, "the other handler run")
+        finally:
+            sched.stop()
+        # Stopping the scheduler left the owner's informer running.
+        registry.create(pod("after"))
+        wait_for(lambda: "after" in others, "the shared informer still delivering")
+        assert registry.get("pods", "default", "after")["spec"].get("nodeName") is None
+    finally:
+        shared.stop()
