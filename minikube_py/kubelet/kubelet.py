@@ -239,6 +239,9 @@ class Kubelet:
                                     allocatable=(node.cpu_millis, node.memory_bytes),
                                     files=volume_files))
         self._pods: dict[str, Object] = {}
+        #: key -> resourceVersion of our own status write, made on the version
+        #: the sync acted on, not yet seen back on the watch (see observe).
+        self._echoes: dict[str, int] = {}
         self._pods_lock = threading.Lock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -356,12 +359,18 @@ class Kubelet:
 
     # ------------------------------------------------------------------ pod cache + watch
 
-    def _remember(self, pod: Object) -> None:
-        """Keep the newest copy we know (our own status writes included)."""
+    def _remember(self, pod: Object, acted_on: bool = False) -> None:
+        """Keep the newest copy we know (our own status writes included).
+        ``acted_on``: the write was made on the version the sync acted on, so
+        its coming back on the watch brings nothing to sync (see :meth:`observe`)."""
         key = _key(pod)
         with self._pods_lock:
             if key in self._pods and _rv(self._pods[key]) < _rv(pod):
                 self._pods[key] = pod
+            if acted_on:
+                self._echoes[key] = _rv(pod)
+            else:
+                self._echoes.pop(key, None)
 
     def _relist(self) -> str:
         listing = self.client.list("pods", field_selector=f"spec.nodeName={self.node.name}")
@@ -375,6 +384,7 @@ class Kubelet:
         with self._pods_lock:
             vanished = set(self._pods) - set(fresh)
             self._pods = fresh
+            self._echoes.clear()  # the watch starts again after the listing
         try:
             sandboxes = self.runtime.list_sandboxes({LABEL_NODE: self.node.name})
         except Exception:  # the relist loop notices when the runtime is back
@@ -440,23 +450,27 @@ class Kubelet:
     def observe(self, type: str, pod: Object) -> None:
         """A watch event about one of this node's pods: cache it, queue its key.
 
-        An event whose version this kubelet already holds (its own status write
-        coming back: :meth:`_remember` cached what the write stored, and the
-        sync that wrote it ran with it) or an older one brings nothing to sync:
-        it is not queued. Kubernetes' kubelet does not sync for it either (its
-        pod config sees no change of spec, labels, annotations or deletion and
-        only reconciles the status it wrote itself). Every newer version is
-        queued, a status changed by anyone else included.
+        The one event not queued is this kubelet's own status write coming
+        back, when that write was made on the version its sync acted on: it
+        differs from what the sync saw by the status the sync wrote, so it
+        brings nothing to sync. Kubernetes' kubelet does not sync for it
+        either (its pod config sees no change of spec, labels, annotations or
+        deletion and only reconciles the status). A write that had to re-read
+        a newer version after a conflict carries changes no sync has acted on
+        (a deletion, say): its echo is queued, as every other event is.
         """
         key = _key(pod)
         with self._pods_lock:
             if type == "DELETED":
                 self._pods.pop(key, None)
+                self._echoes.pop(key, None)
             else:
-                known, seen = _rv(self._pods.get(key)), _rv(pod)
-                if seen and known >= seen:
-                    return
-                self._pods[key] = pod
+                seen = _rv(pod)
+                if _rv(self._pods.get(key)) <= seen:
+                    self._pods[key] = pod
+                if seen and self._echoes.get(key) == seen:
+                    del self._echoes[key]
+                    return  # our own write, on what the sync acted on
         self.queue.add(key)
 
     def cached_pod(self, namespace: str, name: str) -> Object | None:

@@ -155,10 +155,15 @@ class PodSyncer:
                  admitter: Admitter, backoff: RestartBackoff, probes: ProbeManager,
                  terminator: Terminator, allocatable: tuple[int, int] = (0, 0),
                  cgroup_parent: Callable[[], str] = lambda: "",
-                 on_written: Callable[[Object], None] | None = None,
+                 on_written: Callable[[Object, bool], None] | None = None,
                  networking: PodNetworking | None = None,
                  sources: ObjectSource | None = None,
                  volumes: VolumeManager | None = None) -> None:
+        """``on_written(stored, acted_on)``: called after each status write
+        with the pod as stored and whether the write was made on the very
+        version this sync acted on (so ``stored`` differs from it by the status
+        only); False when a conflict made it re-read a newer version, whose
+        other changes no sync has seen yet."""
         self.client = client
         # Status writes and their conflict re-reads only read what they get back
         # (the kubelet caches it, read-only): an in-process client hands out the
@@ -345,7 +350,7 @@ class PodSyncer:
                     return None
                 continue
             if self._on_written is not None:
-                self._on_written(stored)
+                self._on_written(stored, current is pod)
             return stored
         log.warning("pod %s/%s: status update kept conflicting; will retry on next sync",
                     meta.get("namespace"), meta.get("name"))

@@ -224,7 +224,8 @@ def test_status_writes_hand_the_kubelet_the_stored_shared_copy(client, kubelet):
     written: list[dict[str, Any]] = []
     remember = kubelet.syncer._on_written
     assert remember is not None
-    kubelet.syncer._on_written = lambda pod: (written.append(pod), remember(pod))[-1]
+    kubelet.syncer._on_written = lambda pod, acted_on: (written.append(pod),
+                                                        remember(pod, acted_on))[-1]
     create_pod(client, "web")
     pod_in_phase(client, "web", "Running")
     # The last write is the stored version itself (a fresh decode never is).
@@ -548,21 +549,29 @@ def _pod_version(name: str, rv: int) -> dict[str, Any]:
             "spec": {"nodeName": "node-1", "containers": []}}
 
 
-@pytest.mark.parametrize(("cached", "event", "event_rv", "queued", "kept"), [
-    (None, "ADDED", 5, True, 5),        # a pod new to the kubelet
-    (5, "MODIFIED", 6, True, 6),        # a newer version (anyone's write)
-    (5, "MODIFIED", 5, False, 5),       # the version already held: its own write back
-    (6, "MODIFIED", 5, False, 6),       # an older version: the newer one stays
-    (5, "DELETED", 5, True, None),      # gone: synced away
+@pytest.mark.parametrize(("cached", "written", "event", "event_rv", "queued", "kept"), [
+    (None, None, "ADDED", 5, True, 5),       # a pod new to the kubelet
+    (5, None, "MODIFIED", 6, True, 6),       # a newer version (anyone's write)
+    (5, None, "MODIFIED", 5, True, 5),       # a version seen before, not our write: synced
+    (6, None, "MODIFIED", 5, True, 6),       # an older version: synced, the newer one kept
+    (5, (6, True), "MODIFIED", 6, False, 6),   # our write on what the sync acted on
+    (5, (6, True), "MODIFIED", 7, True, 7),    # a write after ours
+    # Our write after a conflict's re-read: the version re-read may hold a change
+    # no sync has acted on (a deletion), so its echo is synced.
+    (5, (7, False), "MODIFIED", 7, True, 7),
+    (5, (6, True), "DELETED", 6, True, None),  # gone: synced away
 ])
-def test_a_pod_event_is_synced_only_when_it_brings_a_newer_version(
-        client, runtime, clock, tmp_path, cached, event, event_rv, queued, kept):
+def test_only_the_echo_of_the_kubelets_own_status_write_is_not_synced(
+        client, runtime, clock, tmp_path, cached, written, event, event_rv, queued, kept):
     queue = AddRecordingQueue()
     kubelet = Kubelet(client, NodeSpec("node-1", 2000, 4 * GI, 110, {}), runtime, host=HOST,
                       state_dir=tmp_path / "kubelet", clock=clock,
                       readings=lambda _: READINGS, cgroup_root=None, queue=queue)
     if cached is not None:
         kubelet._pods["default/web"] = _pod_version("web", cached)
+    if written is not None:
+        rv, acted_on = written
+        kubelet._remember(_pod_version("web", rv), acted_on)
     kubelet.observe(event, _pod_version("web", event_rv))
     assert queue.added == (["default/web"] if queued else [])
     held = kubelet.cached_pod("default", "web")
@@ -571,8 +580,9 @@ def test_a_pod_event_is_synced_only_when_it_brings_a_newer_version(
 
 def test_the_kubelet_does_not_sync_again_for_its_own_status_write(client, make_kubelet):
     """The Running status the kubelet wrote comes back on its watch: that event
-    queues no sync (the pod's one sync wrote it), as a kubelet of Kubernetes
-    only reconciles its own status; a change by anyone else is synced."""
+    queues no sync (the sync that wrote it acted on the version before it), as
+    a kubelet of Kubernetes only reconciles its own status; a change by anyone
+    else is synced."""
     queue = AddRecordingQueue()
     kubelet = make_kubelet(queue=queue)
     echoes: list[tuple[int, list[str]]] = []
@@ -597,3 +607,29 @@ def test_the_kubelet_does_not_sync_again_for_its_own_status_write(client, make_k
     wait_for(lambda: client.get("pods", "default", "web")["status"]["phase"] == "Running"
              and int(client.get("pods", "default", "web")["metadata"]["resourceVersion"]) > rv
              + 1, "the kubelet's status written back over the other writer's")
+
+
+def test_a_status_write_says_whether_it_was_made_on_the_version_the_sync_acted_on(
+        client, kubelet):
+    """A write on the pod as the sync had it is its own echo; one that had to
+    re-read a newer version after a conflict (here a label added meanwhile;
+    a deletion begun would be the same) is not, so the kubelet syncs that
+    newer version."""
+    create_pod(client, "web")
+    running = pod_in_phase(client, "web", "Running")
+    calls: list[tuple[int, bool]] = []
+    kubelet.syncer._on_written = lambda pod, acted_on: calls.append(
+        (int(pod["metadata"]["resourceVersion"]), acted_on))
+
+    def note(text: str) -> Any:
+        return lambda current: {**current["status"], "message": text}
+
+    stored = kubelet.syncer._update_status(running, note("on the version acted on"))
+    assert stored is not None
+    # (The kubelet's own syncs write through the same hook: look for ours.)
+    assert (int(stored["metadata"]["resourceVersion"]), True) in calls
+    client.patch("pods", "default", "web", "merge",  # a change the stale copy lacks
+                 {"metadata": {"labels": {"tier": "late"}}})
+    again = kubelet.syncer._update_status(running, note("after a conflict"))
+    assert again is not None and again["metadata"]["labels"]["tier"] == "late"
+    assert (int(again["metadata"]["resourceVersion"]), False) in calls
