@@ -479,15 +479,21 @@ def test_many_pods_on_many_workers(client, kubelet, runtime):
 
 
 class RecordingQueue(WorkQueue[str]):
-    """A kubelet's work queue noting each scheduled sync: (key, delay, monotonic now)."""
+    """A kubelet's work queue noting each scheduled sync: (key, delay, monotonic
+    now), and each key added for a sync now."""
 
     def __init__(self, clock: Any = time.monotonic) -> None:
         super().__init__(name="recording", clock=clock)
         self.delayed: list[tuple[str, float, float]] = []
+        self.added: list[str] = []
 
     def schedule(self, item: str, delay: float) -> None:
         self.delayed.append((item, delay, time.monotonic()))
         super().schedule(item, delay)
+
+    def add(self, key: str) -> None:
+        self.added.append(key)
+        super().add(key)
 
 
 @pytest.mark.parametrize("granularity", [0.0, 1.0, 7.0])
@@ -531,18 +537,6 @@ def test_the_next_resync_counts_from_the_latest_sync(client, make_kubelet):
     assert len(queue._heap) == 1  # put off in place, not added again
 
 
-class AddRecordingQueue(WorkQueue[str]):
-    """A kubelet's work queue noting every key added for a sync now."""
-
-    def __init__(self) -> None:
-        super().__init__(name="adds")
-        self.added: list[str] = []
-
-    def add(self, key: str) -> None:
-        self.added.append(key)
-        super().add(key)
-
-
 def _pod_version(name: str, rv: int) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": "default", "resourceVersion": str(rv)},
@@ -563,7 +557,7 @@ def _pod_version(name: str, rv: int) -> dict[str, Any]:
 ])
 def test_only_the_echo_of_the_kubelets_own_status_write_is_not_synced(
         client, runtime, clock, tmp_path, cached, written, event, event_rv, queued, kept):
-    queue = AddRecordingQueue()
+    queue = RecordingQueue()
     kubelet = Kubelet(client, NodeSpec("node-1", 2000, 4 * GI, 110, {}), runtime, host=HOST,
                       state_dir=tmp_path / "kubelet", clock=clock,
                       readings=lambda _: READINGS, cgroup_root=None, queue=queue)
@@ -583,7 +577,7 @@ def test_the_kubelet_does_not_sync_again_for_its_own_status_write(client, make_k
     queues no sync (the sync that wrote it acted on the version before it), as
     a kubelet of Kubernetes only reconciles its own status; a change by anyone
     else is synced."""
-    queue = AddRecordingQueue()
+    queue = RecordingQueue()
     kubelet = make_kubelet(queue=queue)
     echoes: list[tuple[int, list[str]]] = []
     observe = kubelet.observe
