@@ -31,7 +31,7 @@ from ..runtime.podman_service import PodmanUnavailable
 from ..store.journal import JournalCorrupt
 from ..store.lockfile import StateDirLocked
 from ..store.snapshot import SnapshotError
-from .collector import FreezeOnGrowth, freeze_start_up
+from .collector import FreezeSurvivors, freeze_start_up
 
 log = logging.getLogger("minikube_py.daemon")
 
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     freeze_start_up()
-    freezer = FreezeOnGrowth()
+    freezer = FreezeSurvivors()
     freezer.install()
 
     try:
