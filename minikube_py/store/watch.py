@@ -60,7 +60,6 @@ one, so a watcher keyed on the value an object leaves still sees it go.
 
 from __future__ import annotations
 
-import bisect
 import collections
 import threading
 import time
@@ -202,7 +201,6 @@ class History:
             raise ValueError("history capacity must be >= 1")
         self.capacity = capacity
         self._ring: list[_Change | None] = [None] * capacity
-        self._rvs: list[int] = []  # rv per retained seq, for bisecting a start point
         self.head = 0  # next sequence number
         self.dropped_rv = 0  # rv of the newest event that fell off the ring
         self._lock = threading.Lock()
@@ -228,10 +226,8 @@ class History:
             evicted = self._ring[slot]
             if evicted is not None:
                 self.dropped_rv = evicted.new.rv
-                del self._rvs[0]
             change = _Change(seq, type, new, old)
             self._ring[slot] = change
-            self._rvs.append(new.rv)
             self.head = seq + 1
             for watch in self._unindexed:
                 watch._offer(change, wake)
@@ -254,7 +250,20 @@ class History:
             if rv < self.dropped_rv:
                 # Kubernetes' wording: the oldest version a watch could still start from.
                 raise Expired(f"too old resource version: {rv} ({self.dropped_rv})")
-            return self.base + bisect.bisect_right(self._rvs, rv)
+            # Bisect the ring itself (its versions rise with the sequence): a
+            # list of them beside it cost every write a shift of the whole list
+            # once the ring was full.
+            lo, hi = self.base, self.head
+            ring, capacity = self._ring, self.capacity
+            while lo < hi:
+                mid = (lo + hi) // 2
+                change = ring[mid % capacity]
+                assert change is not None  # every retained slot holds a change
+                if change.new.rv <= rv:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            return lo
 
     def subscribe(self, watch: Watch, start_seq: int) -> None:
         """File ``watch`` under its key and queue the retained changes from

@@ -116,6 +116,28 @@ def test_too_old_version_is_expired(store: Store):
     assert len(drain(w, 5)) == 5
 
 
+def test_a_watch_from_any_version_the_full_history_holds_starts_right_after_it(store: Store):
+    """The history is a ring of 50 that has wrapped; versions of other kinds fall
+    between the pods' ones. Each start point gets exactly the later pod changes."""
+    pod_rvs: list[tuple[int, str]] = []
+    for i in range(130):
+        created = store.create("pods", pod(f"p{i}"))
+        pod_rvs.append((int(created["metadata"]["resourceVersion"]), f"p{i}"))
+        if i % 3 == 0:  # a version the pods' history does not hold
+            store.create("configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
+                                        "metadata": {"name": f"c{i}", "namespace": "default"}})
+    retained = pod_rvs[-50:]
+    oldest = retained[0][0]
+    for start in range(oldest - 1, store.resource_version + 1):
+        w = store.watch("pods", resource_version=str(start))
+        later = [name for rv, name in retained if rv > start]
+        assert drain(w, len(later)) == [("ADDED", name) for name in later], start
+        assert w.next(timeout=0) is None
+        w.stop()
+    with pytest.raises(Expired):
+        store.watch("pods", resource_version=str(oldest - 2))
+
+
 def test_slow_watcher_that_falls_behind_gets_expired(store: Store):
     w = store.watch("pods", resource_version=store.resource_version)
     for i in range(60):
