@@ -428,7 +428,8 @@ class Registry:
     def bind(self, namespace: str, name: str, node: str, *, uid: str | None = None,
              dry_run: bool = False, resource: str | None = None) -> Object:
         """``<resource>/binding`` (see :mod:`.subresources`); the resource is
-        the one that serves ``binding`` unless named."""
+        the one that serves ``binding`` unless named. Returns the bound pod,
+        the store's shared read-only copy."""
         return subresources.bind(self, namespace, name, node, uid=uid, dry_run=dry_run,
                                  resource=resource)
 

@@ -673,11 +673,13 @@ class Store:
 
     def guaranteed_update(self, resource: str, namespace: str | None, name: str,
                           mutate: Callable[[Object], Object | None], *,
-                          attempts: int = 100) -> Object:
+                          attempts: int = 100, shared: bool = False) -> Object:
         """Read-modify-write with optimistic retries on Conflict.
 
         ``mutate`` gets a fresh copy and returns the new object, or ``None`` to
         leave it unchanged. It may run several times, so it must be pure.
+        Returns the object as stored: a fresh copy, or with ``shared`` the
+        shared read-only one (see :meth:`update`).
         """
         for _ in range(attempts):
             current = self.get(resource, namespace, name)
@@ -687,7 +689,7 @@ class Store:
                 return current
             new.setdefault("metadata", {})["resourceVersion"] = rv
             try:
-                return self.update(resource, new)
+                return self.update(resource, new, shared=shared)
             except Conflict:
                 continue
         raise Conflict(f"{resource} {name}: too many concurrent updates; gave up after "

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 def bind(registry: Registry, namespace: str, name: str, node: str, *,
          uid: str | None = None, dry_run: bool = False, resource: str | None = None) -> Object:
-    """Assign pod ``namespace/name`` to ``node``; returns the bound pod.
+    """Assign pod ``namespace/name`` to ``node``; returns the bound pod, the
+    store's shared read-only copy (never change it; a dry run's is its own).
     ``resource`` is the one that serves ``binding`` unless named."""
     plural = resource or kinds.serving("binding").plural
     if "binding" not in kinds.by_plural(plural).subresources:
@@ -60,7 +61,8 @@ def bind(registry: Registry, namespace: str, name: str, node: str, *,
 
     if dry_run:
         return assign(registry.store.get(plural, namespace, name))
-    return registry.store.guaranteed_update(plural, namespace, name, assign)
+    # Its callers answer with a Status, not the pod: no copy of its own.
+    return registry.store.guaranteed_update(plural, namespace, name, assign, shared=True)
 
 
 def _scalable(resource: str) -> kinds.KindInfo:

@@ -464,3 +464,17 @@ def test_stale_version_is_conflict_before_validation(registry: Registry):
     # spec.nodeName); the stale resourceVersion must be reported first, as 409.
     with pytest.raises(Conflict):
         registry.update(created)
+
+
+def test_a_bind_returns_the_bound_pod_as_the_store_shares_it(registry: Registry, store: Store):
+    registry.create(pod())
+    rehearsed = registry.bind("default", "web", "node-1", dry_run=True)
+    assert rehearsed["spec"]["nodeName"] == "node-1"
+    assert "nodeName" not in store.get("pods", "default", "web")["spec"]  # nothing stored
+    bound = registry.bind("default", "web", "node-1")
+    # No copy of its own (its callers answer with a Status): the one every cache reads.
+    assert bound is store.get_shared("pods", "default", "web")
+    assert bound["spec"]["nodeName"] == "node-1"
+    assert [c["type"] for c in bound["status"]["conditions"]
+            if c["status"] == "True"] == ["PodScheduled"]
+    assert store.verify_shared() == ()
