@@ -73,7 +73,7 @@ class FreezeSurvivors:
 
     The collector's own rule walks the oldest generation again and again as
     it grows. Measured (in process, 500 hollow nodes, 3,000-5,000 pods, a
-    ``gc.callbacks`` probe): 440-540 us a pod in collections with the
+    ``gc.callbacks`` probe): 460-545 us a pod in collections with the
     previous rule (freeze at a full collection that kept 100,000 objects:
     each long-lived object walked 3-5 times in full collections before it
     was frozen), 180-250 with this one; no cyclic garbage was found in
