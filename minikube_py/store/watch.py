@@ -60,6 +60,7 @@ one, so a watcher keyed on the value an object leaves still sees it go.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import threading
 import time
@@ -190,6 +191,11 @@ Matcher = Callable[[Entry], bool]
 IndexKey = tuple[str, str] | None
 
 
+def _rv_of(change: _Change | None) -> int:
+    assert change is not None  # every retained slot of the ring holds a change
+    return change.new.rv
+
+
 class History:
     """The ring of recent changes of one resource, and its watchers by index.
 
@@ -253,17 +259,9 @@ class History:
             # Bisect the ring itself (its versions rise with the sequence): a
             # list of them beside it cost every write a shift of the whole list
             # once the ring was full.
-            lo, hi = self.base, self.head
-            ring, capacity = self._ring, self.capacity
-            while lo < hi:
-                mid = (lo + hi) // 2
-                change = ring[mid % capacity]
-                assert change is not None  # every retained slot holds a change
-                if change.new.rv <= rv:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            return lo
+            ring, capacity, base = self._ring, self.capacity, self.base
+            return base + bisect.bisect_right(range(base, self.head), rv,
+                                              key=lambda seq: _rv_of(ring[seq % capacity]))
 
     def subscribe(self, watch: Watch, start_seq: int) -> None:
         """File ``watch`` under its key and queue the retained changes from
