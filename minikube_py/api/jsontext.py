@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "dumps_bytes", "loads"]
+__all__ = ["dumps", "dumps_bytes", "encodes_as", "loads"]
 
 _ORJSON_DUMPS = orjson.dumps
 _ORJSON_LOADS = orjson.loads
@@ -84,6 +84,18 @@ def dumps_bytes(obj: Any) -> bytes:
 def dumps(obj: Any) -> str:
     """:func:`dumps_bytes` as a string."""
     return dumps_bytes(obj).decode()
+
+
+def encodes_as(obj: Any, text: str) -> bool:
+    """Whether ``obj`` encodes as :func:`dumps` would write it to exactly
+    ``text``; ``False`` for what orjson refuses. Unlike ``dumps(obj) == text``
+    it does not look for non-finite floats (no walk of ``obj``): orjson writes
+    them ``null``, so only ask for an ``obj`` that holds none, e.g. one whose
+    every float a NaN-free text decoded."""
+    try:
+        return _ORJSON_DUMPS(obj) == text.encode()
+    except TypeError:  # orjson's JSONEncodeError: what dumps refuses
+        return False
 
 
 def loads(text: str | bytes) -> Any:

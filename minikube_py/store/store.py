@@ -385,12 +385,18 @@ class Store:
             table.sorted_keys = None
         entry.go_live()
         table.entries[key] = entry
+        result: Object | None = None
         if old is not None:
+            if shared:
+                # Before the old version lets its shared copy go: the new one
+                # is decoded from it (the parts an update left alone).
+                result = entry.shared_after(old)
             old.retire()
         self._rv = rv
         table.history.append(event, entry, old, self._batch_wakes)
         self._after_write()
-        result: Object = entry.shared() if shared else jsontext.loads(raw)
+        if result is None:
+            result = entry.shared() if shared else jsontext.loads(raw)
         return result
 
     def _sealed(self, entry: Entry) -> str:

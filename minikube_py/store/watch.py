@@ -99,6 +99,16 @@ def decode_shared(raw: str) -> dict[str, Any]:
     return obj
 
 
+def decode_shared_update(raw: str, previous: dict[str, Any]) -> dict[str, Any]:
+    """:func:`decode_shared` for a new version of the object whose previous
+    version's shared copy is ``previous``: its unchanged parts are taken from
+    there, not walked again (:meth:`.shared_json.SharedDecoder.decode_update`)."""
+    obj = _SHARED_DECODER.decode_update(raw, previous)
+    if not isinstance(obj, dict):
+        raise ValueError("a stored object is a JSON object")
+    return obj
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One immutable stored version of an object, with what selectors need."""
@@ -120,7 +130,20 @@ class Entry:
         obj = self._obj
         if obj is not None:
             return obj
-        obj = decode_shared(self.raw)
+        return self._pin(decode_shared(self.raw))
+
+    def shared_after(self, previous: Entry | None) -> dict[str, Any]:
+        """:meth:`shared`, decoded from ``previous`` (the version this one
+        replaced, before it was retired) when that one's shared copy exists:
+        the parts both versions have are decoded once (an update's writer that
+        answers with the shared copy, e.g. a bind)."""
+        template = previous._obj if previous is not None else None
+        if template is None or self._obj is not None:
+            return self.shared()
+        return self._pin(decode_shared_update(self.raw, template))
+
+    def _pin(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """Keep ``obj`` as this version's shared copy while it is current."""
         if self._live:
             object.__setattr__(self, "_obj", obj)
             if not self.is_live():  # retired meanwhile: do not pin it

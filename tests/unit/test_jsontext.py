@@ -73,6 +73,18 @@ def test_null_and_finite_floats_together_are_written() -> None:
     assert json.loads(jsontext.dumps(value)) == value
 
 
+@pytest.mark.parametrize("value,text,expected", [
+    ({"a": [1, None, "é"]}, '{"a":[1,null,"é"]}', True),
+    ({"a": True}, '{"a":1}', False),  # equal in Python, not in JSON
+    ({"a": 1.0}, '{"a":1}', False),
+    ({"a": 1}, '{"a": 1}', False),  # not the text dumps writes
+    ({"s": "\ud800"}, '{"s":"\\ud800"}', False),  # refused by orjson
+    ({"b": 2**64}, '{"b":18446744073709551616}', False),
+])
+def test_encodes_as_is_dumps_compared(value: Any, text: str, expected: bool) -> None:
+    assert jsontext.encodes_as(value, text) is expected
+
+
 def test_nesting_beyond_orjsons_limit_is_refused_not_truncated() -> None:
     deep: list[Any] = []
     for _ in range(300):

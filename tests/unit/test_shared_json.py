@@ -115,6 +115,67 @@ def test_the_memory_is_bounded_and_starts_over() -> None:
     assert decoder.decode('{"p":{"shared":1}}')["p"] is again
 
 
+# ------------------------------------------------------------------ decode_update
+
+POD = {"kind": "Pod", "metadata": {"name": "a", "resourceVersion": "1",
+                                   "labels": {"app": "web"}},
+       "spec": {"containers": [{"name": "c", "image": "busybox"}],
+                "tolerations": [{"key": "k", "operator": "Exists"}]},
+       "status": {"phase": "Pending"}}
+
+
+@pytest.mark.parametrize("change", [
+    lambda p: p["spec"].update(nodeName="n1"),  # a bind
+    lambda p: p.update(status={"phase": "Running", "conditions": [{"type": "Ready"}]}),
+    lambda p: p["metadata"].pop("labels"),
+    lambda p: p["spec"].update(containers=[{"name": "c", "image": "busybox:2"}]),
+    lambda p: p.update(kind=["Pod"]),  # a member changes type
+    lambda p: None,  # only the resourceVersion
+])
+def test_an_update_decoded_from_the_version_before_equals_a_fresh_decode(change: Any) -> None:
+    decoder = SharedDecoder(min_size=0)
+    previous = decoder.decode(json.dumps(POD))
+    new = copy.deepcopy(POD)
+    new["metadata"]["resourceVersion"] = "2"
+    change(new)
+    raw = jsontext.dumps(new)
+    got = decoder.decode_update(raw, previous)
+    assert repr(got) == repr(json.loads(raw))
+    assert previous == POD  # the previous version's copy is left as it was
+    # Parts both versions have are the previous version's, not decoded again.
+    for key in ("spec", "status"):
+        if got[key] == previous[key]:
+            assert got[key] is previous[key]
+    if got["metadata"].get("labels") is not None:
+        assert got["metadata"]["labels"] is previous["metadata"]["labels"]
+    if got["spec"] != previous["spec"]:
+        assert got["spec"]["tolerations"] is previous["spec"]["tolerations"]
+
+
+# An equal part in Python that differs in JSON: the new text decides.
+@pytest.mark.parametrize("before,after", [
+    ({"x": {"v": 1}}, {"x": {"v": True}}),
+    ({"x": {"v": 1}}, {"x": {"v": 1.0}}),
+    ({"x": [0]}, {"x": [False]}),
+    ({"x": {"v": [1, {"w": 0}]}}, {"x": {"v": [1, {"w": -0.0}]}}),
+])
+def test_an_update_never_takes_a_part_that_is_equal_only_in_python(
+        before: dict[str, Any], after: dict[str, Any]) -> None:
+    decoder = SharedDecoder(min_size=0)
+    previous = decoder.decode(json.dumps(before))
+    raw = json.dumps(after, separators=(",", ":"))
+    got = decoder.decode_update(raw, previous)
+    assert repr(got) == repr(json.loads(raw))
+    assert got["x"] is not previous["x"]
+
+
+def test_a_small_update_is_decoded_plainly() -> None:
+    decoder = SharedDecoder(min_size=1024)
+    previous = decoder.decode(json.dumps(POD))
+    got = decoder.decode_update(json.dumps(POD, separators=(",", ":")), previous)
+    assert got == POD and got["spec"] is not previous["spec"]
+
+
 def test_limit_must_be_positive() -> None:
     with pytest.raises(ValueError, match="limit"):
         SharedDecoder(limit=0)

@@ -25,8 +25,10 @@ from minikube_py.api.errors import (
 from minikube_py.api.fields import parse_field_selector
 from minikube_py.api.labels import parse_selector
 from minikube_py.store import journal as journal_mod
+from minikube_py.store import watch as watch_module
 from minikube_py.store.journal import JournalCorrupt, list_segments
 from minikube_py.store.lockfile import StateDirLocked
+from minikube_py.store.shared_json import SharedDecoder
 from minikube_py.store.store import Store, StoreWriteError
 from tests.clock import FakeClock
 
@@ -226,6 +228,34 @@ def test_shared_reads_and_results_are_the_one_decoded_copy(store: Store) -> None
     same = store.update("pods", json.loads(json.dumps(updated)), shared=True)
     assert same is updated  # a no-op update hands back the current shared copy
     assert store.verify_shared() == ()
+
+
+def test_a_shared_update_takes_the_unchanged_parts_from_the_version_before(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A decoder that remembers one part: what is shared comes from the version
+    # before, not from the decoder's memory of equal parts.
+    monkeypatch.setattr(watch_module, "_SHARED_DECODER", SharedDecoder(limit=1))
+    # Large enough (1 KB) for the sharing decoder; a bind, then a status write.
+    big = pod("a", labels={"app": "web"})
+    big["spec"]["containers"] = [{"name": f"c{i}", "image": "busybox", "args": ["sleep", "1"]}
+                                 for i in range(20)]
+    store.create("pods", big)
+    before = store.get_shared("pods", "default", "a")
+    bound = store.guaranteed_update(
+        "pods", "default", "a", lambda p: {**p, "spec": {**p["spec"], "nodeName": "n1"}},
+        shared=True)
+    assert bound is store.get_shared("pods", "default", "a")
+    assert bound["spec"]["nodeName"] == "n1"
+    assert bound["spec"]["containers"] is before["spec"]["containers"]
+    assert bound["metadata"]["labels"] is before["metadata"]["labels"]
+    assert bound["status"] is before["status"]
+    running = store.update("pods", dict(json.loads(json.dumps(bound)),
+                                        status={"phase": "Running"}), shared=True)
+    assert running["status"] == {"phase": "Running"}
+    assert running["spec"] is bound["spec"]
+    assert before["spec"].get("nodeName") is None  # the old copies are left as they were
+    assert store.verify_shared() == ()
+    assert running == json.loads(store.get_raw("pods", "default", "a"))
 
 
 def test_guaranteed_update_retries_until_it_wins(store: Store):
