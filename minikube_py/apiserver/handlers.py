@@ -96,6 +96,11 @@ def json_response(obj: Any, status: int = 200, *, yaml_out: bool = False,
             # 64 bits, a key not a string) is answered as before
             body = json.dumps(obj, separators=(",", ":")).encode()
         resp = Response(status, body)
+    return _warned(resp, warnings)
+
+
+def _warned(resp: Response, warnings: list[str] | None) -> Response:
+    """``resp`` with a ``Warning`` header for each of ``warnings``."""
     for w in warnings or ():
         resp.headers.append(("Warning", f'299 - "{w}"'.replace("\n", " ")))
     return resp
@@ -290,10 +295,13 @@ class ResourceHandlers:
     def _create(self, target: Target, req: Request, wanted: Wanted) -> Response:
         obj = self._object_body(target, req)
         warnings: list[str] = []
-        created = self.registry.create(
+        created = self.registry.create_raw(
             obj, namespace=target.namespace, dry_run=bodies.dry_run(req.query),
             field_validation=req.query.get("fieldValidation") or "Strict", warnings=warnings)
-        return self._render(target, created, wanted, 201, warnings)
+        if wanted.shape == "object" and not wanted.yaml:
+            # The stored text is the JSON answer: no decode and encode again.
+            return _warned(Response(201, created.encode()), warnings)
+        return self._render(target, jsontext.loads(created), wanted, 201, warnings)
 
     def _update(self, target: Target, req: Request, wanted: Wanted) -> Response:
         obj = self._object_body(target, req)

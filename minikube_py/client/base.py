@@ -110,6 +110,19 @@ def for_caches(client: Client) -> Client:
     return make() if callable(make) else client
 
 
+def create_unread(client: Client, obj: Mapping[str, Any], *,
+                  namespace: str | None = None) -> None:
+    """``client.create(obj)`` for a caller that never reads the answer (an
+    event recorder: four Events a pod): an in-process client skips decoding
+    the stored object (its ``create_unread()``); any other client creates as
+    usual and the answer is dropped. Raises as ``create`` does."""
+    make = getattr(client, "create_unread", None)
+    if callable(make):
+        make(obj, namespace=namespace)
+    else:
+        client.create(obj, namespace=namespace)
+
+
 def write_batch(client: Client) -> AbstractContextManager[object]:
     """A block in which ``client``'s writes from this thread may go through one
     hold of the backend's write lock (an in-process client's ``write_batch()``);

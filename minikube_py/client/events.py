@@ -37,7 +37,7 @@ from typing import Any
 
 from ..api.errors import NotFound, StatusError
 from ..api.timefmt import format_time
-from .base import Client
+from .base import Client, create_unread
 
 __all__ = ["AGGREGATION_WINDOW", "EVENT_NORMAL", "EVENT_WARNING", "EventRecorder"]
 
@@ -155,7 +155,7 @@ class EventRecorder:
             "reportingInstance": self.host,
         }
         try:
-            self.client.create(event)
+            create_unread(self.client, event)
         except StatusError as exc:
             log.warning("%s: could not create event %s/%s (%s): %s", self.component,
                         namespace, name, reason, exc)

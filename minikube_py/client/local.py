@@ -100,6 +100,11 @@ class LocalClient:
     def create(self, obj: Mapping[str, Any], *, namespace: str | None = None) -> Object:
         return self.registry.create(obj, namespace=namespace)
 
+    def create_unread(self, obj: Mapping[str, Any], *, namespace: str | None = None) -> None:
+        """:meth:`create` for a caller that never reads the answer: the stored
+        object is not decoded for it (see :func:`.base.create_unread`)."""
+        self.registry.create_raw(obj, namespace=namespace)
+
     def update(self, obj: Mapping[str, Any], *, subresource: str | None = None) -> Object:
         return self.registry.update(obj, subresource=subresource, shared=self.shared_reads)
 

@@ -41,13 +41,13 @@ from ..admission.tolerations import (
     NOT_READY_TAINT,
     UNREACHABLE_TAINT,
 )
-from ..api import kinds, randomness, schema
+from ..api import jsontext, kinds, randomness, schema
 from ..api.defaults import apply_defaults, canonicalize
 from ..api.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from ..api.timefmt import format_time
 from ..api.validation import check_create, check_update
 from . import patching, subresources
-from .store import DeleteResult, Object, Store
+from .store import DeleteResult, Object, Store, encode_stored
 
 __all__ = ["DEFAULT_TOLERATION_SECONDS", "NOT_READY_TAINT", "SYSTEM_NAMESPACES",
            "UNREACHABLE_TAINT", "FieldValidation", "Registry"]
@@ -140,6 +140,17 @@ class Registry:
         by appending to ``warnings`` (the API server sends them as ``Warning``
         headers, as Kubernetes does).
         """
+        created: Object = jsontext.loads(self.create_raw(
+            obj, namespace=namespace, field_validation=field_validation, dry_run=dry_run,
+            warnings=warnings))
+        return created
+
+    def create_raw(self, obj: Mapping[str, Any], *, namespace: str | None = None,
+                   field_validation: FieldValidation = "Strict", dry_run: bool = False,
+                   warnings: list[str] | None = None) -> str:
+        """:meth:`create`, returning the stored object's JSON text: nothing is
+        decoded for a caller that sends it on as it is (the API server's
+        answer) or drops it (an event recorder)."""
         info = kinds.for_object(obj)
         ns = self._namespace_for(info, obj, namespace)
         decoded, found = self._decode(obj, field_validation)
@@ -183,18 +194,19 @@ class Registry:
         return created
 
     def _store_new(self, info: kinds.KindInfo, ns: str, stored: Object, base: str,
-                   dry_run: bool) -> Object:
-        """Store ``stored`` (or, for a dry run, check its name is free); a name
-        generated from ``base`` that is taken is generated again (RetryGenerateName)."""
+                   dry_run: bool) -> str:
+        """Store ``stored`` (or, for a dry run, check its name is free) and
+        return its text; a name generated from ``base`` that is taken is
+        generated again (RetryGenerateName)."""
         for attempt in range(_NAME_ATTEMPTS):
             try:
                 if not dry_run:
-                    return self.store.create(info.plural, stored)
+                    return self.store.create_raw(info.plural, stored)
                 try:
                     self.store.get_raw(info.plural, ns if info.namespaced else None,
                                        stored["metadata"]["name"])
                 except NotFound:
-                    return stored
+                    return encode_stored(stored)
                 raise AlreadyExists.of(info.plural, stored["metadata"]["name"],
                                        group=info.group)
             except AlreadyExists:

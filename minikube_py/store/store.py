@@ -115,7 +115,7 @@ def _spec_finalizers(info: kinds.KindInfo, obj: Mapping[str, Any]) -> bool:
     return isinstance(spec, Mapping) and bool(spec.get("finalizers"))
 
 
-def _dumps(obj: Any) -> str:
+def encode_stored(obj: Any) -> str:
     """The stored text of a write (:mod:`..api.jsontext`); BadRequest for what
     the store cannot keep exactly."""
     try:
@@ -356,12 +356,22 @@ class Store:
 
     def _put(self, table: _Table, key: str, obj: Object, event: str,
              old: Entry | None, *, encoded: str | None = None, shared: bool = False) -> Object:
-        """Assign the next resourceVersion and commit ``obj`` (caller holds the lock).
+        """:meth:`_commit`; returns a fresh copy, or with ``shared`` the stored
+        version's shared read-only one."""
+        entry = self._commit(table, key, obj, event, old, encoded=encoded, shared=shared)
+        result: Object = entry.shared() if shared else jsontext.loads(entry.raw)
+        return result
+
+    def _commit(self, table: _Table, key: str, obj: Object, event: str,
+                old: Entry | None, *, encoded: str | None = None,
+                shared: bool = False) -> Entry:
+        """Assign the next resourceVersion and commit ``obj`` (caller holds the
+        lock); returns the stored version.
 
         ``encoded``: ``obj`` already encoded with the old version's
         resourceVersion (an update's no-op check), reused when that value occurs
-        exactly once in it. Returns a fresh copy, or with ``shared`` the stored
-        version's shared read-only one."""
+        exactly once in it. ``shared``: decode the shared copy now, from the
+        old version's (see :meth:`Entry.shared_after`)."""
         rv = self._rv + 1
         meta = dict(obj.get("metadata") or {})
         meta["resourceVersion"] = str(rv)
@@ -375,7 +385,7 @@ class Store:
             if encoded.count(needle) == 1:
                 raw = encoded.replace(needle, f'"resourceVersion":"{rv}"')
         if raw is None:
-            raw = _dumps(stored)
+            raw = encode_stored(stored)
         entry = self._entry(table.info, stored, raw, rv)
         if table.encrypted:
             self._persist(encode_put(rv, table.info.plural, key, self._sealed(entry)))
@@ -385,19 +395,16 @@ class Store:
             table.sorted_keys = None
         entry.go_live()
         table.entries[key] = entry
-        result: Object | None = None
         if old is not None:
             if shared:
                 # Before the old version lets its shared copy go: the new one
                 # is decoded from it (the parts an update left alone).
-                result = entry.shared_after(old)
+                entry.shared_after(old)
             old.retire()
         self._rv = rv
         table.history.append(event, entry, old, self._batch_wakes)
         self._after_write()
-        if result is None:
-            result = entry.shared() if shared else jsontext.loads(raw)
-        return result
+        return entry
 
     def _sealed(self, entry: Entry) -> str:
         return self._cipher.seal(entry.raw, entry.namespace, entry.name, entry.rv)
@@ -408,7 +415,7 @@ class Store:
         meta = dict(final.get("metadata") or {})
         meta["resourceVersion"] = str(rv)
         stored = {**final, "metadata": meta}
-        raw = _dumps(stored)
+        raw = encode_stored(stored)
         self._persist(encode_delete(rv, table.info.plural, key))
         del table.entries[key]
         old.retire()
@@ -614,6 +621,12 @@ class Store:
 
     def create(self, resource: str, obj: Mapping[str, Any]) -> Object:
         """Store a new object; raises AlreadyExists. Returns the stored copy."""
+        created: Object = jsontext.loads(self.create_raw(resource, obj))
+        return created
+
+    def create_raw(self, resource: str, obj: Mapping[str, Any]) -> str:
+        """:meth:`create`, returning the stored object's JSON text (nothing
+        decoded: an API answer sends it as it is, an event recorder drops it)."""
         table = self._table(resource)
         namespace, name = self._identity(table.info, obj)
         key = self._key(table.info, namespace, name)
@@ -621,7 +634,7 @@ class Store:
             self._check_open()
             if key in table.entries:
                 raise AlreadyExists.of(table.info.plural, name, group=table.info.group)
-            return self._put(table, key, dict(obj), ADDED, None)
+            return self._commit(table, key, dict(obj), ADDED, None).raw
 
     def update(self, resource: str, obj: Mapping[str, Any], *,
                shared: bool = False) -> Object:
@@ -669,7 +682,7 @@ class Store:
                         and not _spec_finalizers(info, new):
                     return self._remove(table, key, new, current)
             meta["resourceVersion"] = str(current.rv)
-            encoded = _dumps(new)
+            encoded = encode_stored(new)
             if encoded == current.raw:
                 # Nothing changed: no write, no event, no new version.
                 unchanged: Object = current.shared() if shared else jsontext.loads(current.raw)
@@ -909,5 +922,5 @@ def _parse_rv(value: str | int | None) -> int | None:
 
 __all__ = [
     "DeleteResult", "Expired", "ListResult", "Page", "RawList", "Store", "StoreWriteError",
-    "format_time",
+    "encode_stored", "format_time",
 ]

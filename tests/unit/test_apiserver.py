@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from minikube_py.api import kinds
 from minikube_py.apiserver.server import APIServer
@@ -236,6 +237,25 @@ def test_list_all_namespaces_selectors_and_paging(api: Api):
             break
         assert page["metadata"]["remainingItemCount"] == 5 - len(names)
     assert names == ["p0", "p1", "p2", "p3", "p4"]
+
+
+@pytest.mark.parametrize("accept,check", [
+    ("application/json", lambda body, got: body == got),
+    ("application/yaml", lambda body, got: yaml.safe_load(body) == got),
+    ("application/json;as=Table;v=v1;g=meta.k8s.io",
+     lambda body, got: body["kind"] == "Table" and body["rows"][0]["cells"][0] == "a"
+     and body["rows"][0]["object"]["metadata"] == got["metadata"]),
+    ("application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
+     lambda body, got: body["kind"] == "PartialObjectMetadata"
+     and body["metadata"] == got["metadata"]),
+])
+def test_a_create_answers_the_stored_object_in_the_shape_asked_for(
+        api: Api, accept: str, check: Any) -> None:
+    status, body, _ = api.call("POST", PODS, pod("a", app="web"), accept=accept)
+    assert status == 201, body
+    _, stored, _ = api.call("GET", f"{PODS}/a")
+    assert stored["metadata"]["resourceVersion"]
+    assert check(body, stored)
 
 
 def test_update_status_subresource_and_dry_run(api: Api):

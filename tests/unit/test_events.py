@@ -134,6 +134,24 @@ def test_events_in_the_objects_namespace(client):
     assert events(client, "default") == []
 
 
+def test_a_client_without_create_unread_gets_a_plain_create(client, pod):
+    # An HTTP client has no create_unread: the event goes through create.
+    class CreateOnly:
+        def __init__(self) -> None:
+            self.created: list[dict[str, Any]] = []
+
+        def create(self, obj, *, namespace=None):
+            self.created.append(obj)
+            return client.create(obj, namespace=namespace)
+
+    plain = CreateOnly()
+    EventRecorder(plain, component="kubelet", host="n").record(  # type: ignore[arg-type]
+        pod, "Normal", "Started", "Started container c")
+    [ev] = events(client)
+    assert [e["metadata"]["name"] for e in plain.created] == [ev["metadata"]["name"]]
+    assert ev["reason"] == "Started"
+
+
 def test_failures_are_logged_not_raised(client, pod, caplog):
     class Broken:
         def create(self, *a, **kw):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +141,20 @@ def test_generate_name_appends_five_characters(registry: Registry):
 def _web(**meta: str) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": dict(meta),
             "spec": {"containers": [{"name": "c", "image": "b"}]}}
+
+
+def test_create_raw_returns_the_stored_text_and_a_dry_run_stores_nothing(
+        registry: Registry, store: Store) -> None:
+    raw = registry.create_raw(_web(name="web"))
+    assert raw == store.get_raw("pods", "default", "web")
+    assert json.loads(raw)["metadata"]["resourceVersion"] == str(store.resource_version)
+    dry = registry.create_raw(_web(name="dry"), dry_run=True)
+    assert json.loads(dry)["metadata"]["name"] == "dry"
+    assert json.loads(dry)["metadata"]["uid"]
+    with pytest.raises(NotFound):
+        store.get_raw("pods", "default", "dry")
+    with pytest.raises(AlreadyExists):
+        registry.create_raw(_web(name="web"))
 
 
 @pytest.mark.parametrize("taken, dry_run", [(0, False), (1, False), (7, False), (8, False),
