@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import os
 import threading
-import uuid
 
-__all__ = ["NAME_ALPHABET", "RandomPool", "name_suffix", "new_uid"]
+__all__ = ["NAME_ALPHABET", "RandomPool", "name_suffix", "new_uid", "uid_text"]
 
 #: ``utilrand.String``'s alphabet.
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -76,7 +75,20 @@ os.register_at_fork(after_in_child=_POOL.reset)
 
 def new_uid() -> str:
     """A fresh version 4 UUID as text (see the module contract)."""
-    return str(uuid.UUID(bytes=_POOL.take(16), version=4))
+    return uid_text(_POOL.take(16))
+
+
+def uid_text(random16: bytes) -> str:
+    """``str(uuid.UUID(bytes=random16, version=4))``, in a quarter of its time
+    (every create takes one): the version and variant bits set on the bytes,
+    then their hex in the 8-4-4-4-12 form."""
+    b = bytearray(random16)
+    if len(b) != 16:
+        raise ValueError("a UUID takes 16 bytes")
+    b[6] = (b[6] & 0x0F) | 0x40  # version 4
+    b[8] = (b[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def name_suffix(n: int = 5) -> str:

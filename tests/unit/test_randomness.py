@@ -11,7 +11,13 @@ import uuid
 import pytest
 
 from minikube_py.api import randomness
-from minikube_py.api.randomness import NAME_ALPHABET, RandomPool, name_suffix, new_uid
+from minikube_py.api.randomness import (
+    NAME_ALPHABET,
+    RandomPool,
+    name_suffix,
+    new_uid,
+    uid_text,
+)
 
 
 def test_uid_is_a_canonical_version_4_uuid():
@@ -21,6 +27,17 @@ def test_uid_is_a_canonical_version_4_uuid():
         parsed = uuid.UUID(text)
         assert str(parsed) == text  # canonical lower-case 8-4-4-4-12 form
         assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+
+
+@pytest.mark.parametrize("raw", [bytes(16), b"\xff" * 16, bytes(range(16)),
+                                 *(os.urandom(16) for _ in range(200))])
+def test_uid_text_is_what_the_uuid_module_makes_of_the_bytes(raw: bytes):
+    assert uid_text(raw) == str(uuid.UUID(bytes=raw, version=4))
+
+
+def test_uid_text_takes_sixteen_bytes():
+    with pytest.raises(ValueError, match="16 bytes"):
+        uid_text(bytes(15))
 
 
 def test_uids_draw_from_the_kernel_a_buffer_at_a_time(monkeypatch):
