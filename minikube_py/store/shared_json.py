@@ -110,7 +110,7 @@ class SharedDecoder:
         value = _plain(raw)
         if len(raw) < self.min_size or type(value) is not _DICT or type(previous) is not _DICT:
             return self._shared(value, raw)
-        result = self._object_like(value, previous)
+        result = self._object(value, previous)
         # Equal in Python is not equal in JSON (1, 1.0 and true): a reused part
         # must encode as the text it stands for. One encoding of the whole
         # object (a few microseconds) tells; on a difference, decode afresh.
@@ -130,39 +130,6 @@ class SharedDecoder:
         if t is _LIST:
             return self._array(value)
         return value
-
-    def _object_like(self, obj: dict[str, Any], previous: dict[str, Any],
-                     _intern: Callable[[str], str] = sys.intern) -> dict[str, Any]:
-        """``_object(obj)``, taking ``previous``'s member wherever the member
-        of the same key is equal (``previous`` is a part decoded before)."""
-        key: list[Any] = []
-        add = key.append
-        get = previous.get
-        for k, v in obj.items():
-            t = type(v)
-            if t is _STR:
-                if len(v) <= INTERN_MAX:
-                    v = obj[k] = _intern(v)
-                add(k)
-                add(v)
-            elif t is _DICT:
-                before = get(k)
-                if type(before) is _DICT:
-                    v = obj[k] = before if v == before else self._object_like(v, before)
-                else:
-                    v = obj[k] = self._object(v)
-                add(k)
-                add(id(v))
-            elif t is _LIST:
-                before = get(k)
-                v = obj[k] = before if type(before) is _LIST and v == before \
-                    else self._array(v)
-                add(k)
-                add(id(v))
-            else:
-                add(k)
-                add((t, v))
-        return self._keep(tuple(key), obj)  # type: ignore[no-any-return]
 
     def _keep(self, key: tuple[Any, ...], value: Any) -> Any:
         parts = self._parts
@@ -194,12 +161,16 @@ class SharedDecoder:
                 add((t, item))
         return self._keep(tuple(key), items)  # type: ignore[no-any-return]
 
-    def _object(self, obj: dict[str, Any],
+    def _object(self, obj: dict[str, Any], previous: dict[str, Any] | None = None,
                 _intern: Callable[[str], str] = sys.intern) -> dict[str, Any]:
         """``obj`` with its parts shared (in place: a fresh decode's own dict;
-        a value is replaced by the kept part equal to it, the keys stay)."""
+        a value is replaced by the kept part equal to it, the keys stay).
+        With ``previous`` (a part decoded before, see :meth:`decode_update`),
+        a dict or list member equal to ``previous``'s of the same key is
+        taken from there without a walk."""
         key: list[Any] = []
         add = key.append
+        get = previous.get if previous is not None else None
         for k, v in obj.items():
             t = type(v)
             if t is _STR:
@@ -210,11 +181,17 @@ class SharedDecoder:
             elif t is _DICT:
                 # A kept part's id is a safe key: the part stays alive as long
                 # as any remembered key that names it (its parent holds it).
-                v = obj[k] = self._object(v)
+                before = get(k) if get is not None else None
+                if type(before) is _DICT:
+                    v = obj[k] = before if v == before else self._object(v, before)
+                else:
+                    v = obj[k] = self._object(v)
                 add(k)
                 add(id(v))
             elif t is _LIST:
-                v = obj[k] = self._array(v)
+                before = get(k) if get is not None else None
+                v = obj[k] = before if type(before) is _LIST and v == before \
+                    else self._array(v)
                 add(k)
                 add(id(v))
             else:
