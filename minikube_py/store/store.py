@@ -371,7 +371,7 @@ class Store:
         ``encoded``: ``obj`` already encoded with the old version's
         resourceVersion (an update's no-op check), reused when that value occurs
         exactly once in it. ``shared``: decode the shared copy now, from the
-        old version's (see :meth:`Entry.shared_after`)."""
+        old version's (see :meth:`Entry.shared_from`)."""
         rv = self._rv + 1
         meta = dict(obj.get("metadata") or {})
         meta["resourceVersion"] = str(rv)
@@ -393,17 +393,19 @@ class Store:
             self._persist(encode_put(rv, table.info.plural, key, raw))
         if key not in table.entries:
             table.sorted_keys = None
+        # Taken before the old version lets its shared copy go: the new one is
+        # decoded from it (the parts an update left alone), once the write is
+        # in place.
+        previous = old.decoded() if shared and old is not None else None
         entry.go_live()
         table.entries[key] = entry
         if old is not None:
-            if shared:
-                # Before the old version lets its shared copy go: the new one
-                # is decoded from it (the parts an update left alone).
-                entry.shared_after(old)
             old.retire()
         self._rv = rv
         table.history.append(event, entry, old, self._batch_wakes)
         self._after_write()
+        if shared:
+            entry.shared_from(previous)
         return entry
 
     def _sealed(self, entry: Entry) -> str:

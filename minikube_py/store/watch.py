@@ -132,15 +132,19 @@ class Entry:
             return obj
         return self._pin(decode_shared(self.raw))
 
-    def shared_after(self, previous: Entry | None) -> dict[str, Any]:
-        """:meth:`shared`, decoded from ``previous`` (the version this one
-        replaced, before it was retired) when that one's shared copy exists:
-        the parts both versions have are decoded once (an update's writer that
-        answers with the shared copy, e.g. a bind)."""
-        template = previous._obj if previous is not None else None
-        if template is None or self._obj is not None:
+    def decoded(self) -> dict[str, Any] | None:
+        """The shared copy if one was decoded (and this version is current)."""
+        return self._obj
+
+    def shared_from(self, previous: dict[str, Any] | None) -> dict[str, Any]:
+        """:meth:`shared`, decoded from ``previous``, the shared copy of the
+        version this one replaced (taken with :meth:`decoded` before that one
+        was retired), when there was one: the parts both versions have are
+        decoded once (an update's writer that answers with the shared copy,
+        e.g. a bind)."""
+        if previous is None or self._obj is not None:
             return self.shared()
-        return self._pin(decode_shared_update(self.raw, template))
+        return self._pin(decode_shared_update(self.raw, previous))
 
     def _pin(self, obj: dict[str, Any]) -> dict[str, Any]:
         """Keep ``obj`` as this version's shared copy while it is current."""
