@@ -20,13 +20,17 @@ events flow (the evented PLEG). To keep that cheap:
   and kept the Podman service busy at about a quarter of one.
 * :func:`changed_keys` names the pods whose fingerprint differs between two
   snapshots (appeared, vanished or changed), so only those are enqueued.
+* :func:`pod_fingerprint` is the same fingerprint for one pod, from what a
+  sync listed: a pod whose relisted fingerprint is the one its latest sync saw
+  needs no sync for it (the runtime's events brought that change already; see
+  :meth:`.kubelet.Kubelet.relist_runtime`).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..runtime.base import (
@@ -38,16 +42,27 @@ from ..runtime.base import (
     Sandbox,
 )
 
-__all__ = ["RuntimeLister", "Snapshot", "changed_keys", "next_tick", "runtime_snapshot"]
+__all__ = ["Fingerprint", "RuntimeLister", "Snapshot", "changed_keys", "next_tick",
+           "pod_fingerprint", "runtime_snapshot"]
 
-#: namespace/name -> sorted (kind, id, state) of its sandboxes and containers.
-Snapshot = dict[str, tuple[tuple[str, str, str], ...]]
+#: One pod's sandboxes and containers: sorted (kind, id, state).
+Fingerprint = tuple[tuple[str, str, str], ...]
+#: namespace/name -> its fingerprint.
+Snapshot = dict[str, Fingerprint]
 
 
 @dataclass(frozen=True)
 class _Listing:
     sandboxes: list[Sandbox]
     containers: list[ContainerStatus]
+
+
+def _sandbox_part(sb: Sandbox) -> tuple[str, str, str]:
+    return ("sandbox", sb.id, f"{sb.state} {sb.ip}")
+
+
+def _container_part(c: ContainerStatus) -> tuple[str, str, str]:
+    return ("container", c.id, c.state)
 
 
 def _fingerprints(sandboxes: list[Sandbox], containers: list[ContainerStatus],
@@ -59,12 +74,20 @@ def _fingerprints(sandboxes: list[Sandbox], containers: list[ContainerStatus],
             continue
         key = f"{sb.labels.get(LABEL_NAMESPACE, '')}/{sb.labels.get(LABEL_NAME, '')}"
         keys[sb.id] = key
-        parts.setdefault(key, []).append(("sandbox", sb.id, f"{sb.state} {sb.ip}"))
+        parts.setdefault(key, []).append(_sandbox_part(sb))
     for c in containers:
         owner = keys.get(c.sandbox_id)
         if owner is not None:
-            parts[owner].append(("container", c.id, c.state))
+            parts[owner].append(_container_part(c))
     return {key: tuple(sorted(items)) for key, items in parts.items()}
+
+
+def pod_fingerprint(sandboxes: Iterable[Sandbox],
+                    containers: Iterable[ContainerStatus]) -> Fingerprint:
+    """One pod's fingerprint as :func:`runtime_snapshot` makes it, from
+    ``sandboxes`` (every sandbox of the pod's namespace/name on the node) and
+    ``containers`` (every container of those sandboxes)."""
+    return tuple(sorted([*map(_sandbox_part, sandboxes), *map(_container_part, containers)]))
 
 
 def runtime_snapshot(runtime: ContainerRuntime, node: str) -> Snapshot:

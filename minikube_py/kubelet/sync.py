@@ -93,6 +93,7 @@ from .backoff import RestartBackoff
 from .containers import container_config, pod_dir, sandbox_config
 from .dns import PodNetworking, pod_dns
 from .envvars import service_env
+from .pleg import Fingerprint, pod_fingerprint
 from .probes import ProbeManager, ProbeSpec, Result, run_handler
 from .pull import ImagePuller, go_duration
 from .sources import ConfigError, ObjectSource
@@ -156,6 +157,7 @@ class PodSyncer:
                  terminator: Terminator, allocatable: tuple[int, int] = (0, 0),
                  cgroup_parent: Callable[[], str] = lambda: "",
                  on_written: Callable[[Object, bool], None] | None = None,
+                 on_observed: Callable[[str, Fingerprint], None] | None = None,
                  networking: PodNetworking | None = None,
                  sources: ObjectSource | None = None,
                  volumes: VolumeManager | None = None) -> None:
@@ -163,7 +165,12 @@ class PodSyncer:
         with the pod as stored and whether the write was made on the very
         version this sync acted on (so ``stored`` differs from it by the status
         only); False when a conflict made it re-read a newer version, whose
-        other changes no sync has seen yet."""
+        other changes no sync has seen yet. ``on_observed(key, fingerprint)``:
+        called after a sync of a running pod that wrote (or found current) its
+        status, with the runtime's state it reported (:func:`.pleg.pod_fingerprint`
+        of the pod's only sandbox and its containers, as listed by the sync);
+        not called when the sync saw anything else on the node under that
+        namespace/name (a sandbox of an older pod, a second sandbox)."""
         self.client = client
         # Status writes and their conflict re-reads only read what they get back
         # (the kubelet caches it, read-only): an in-process client hands out the
@@ -183,6 +190,7 @@ class PodSyncer:
         self.allocatable = allocatable
         self.cgroup_parent = cgroup_parent
         self._on_written = on_written
+        self._on_observed = on_observed
         self.networking = networking or PodNetworking()
         self.sources = sources
         self.volumes = volumes
@@ -494,7 +502,8 @@ class PodSyncer:
     def _sync_pod(self, pod: Object) -> float | None:
         meta, spec = pod["metadata"], pod["spec"]
         uid = str(meta.get("uid", ""))
-        sandboxes, _ = self._remove_orphans(meta["namespace"], meta["name"], keep_uid=uid)
+        sandboxes, orphans = self._remove_orphans(meta["namespace"], meta["name"],
+                                                  keep_uid=uid)
         if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
             self.admitter.release(uid)
             self.probes.remove_pod(uid)
@@ -572,7 +581,14 @@ class PodSyncer:
             listed = self.runtime.list_containers(sandbox.id)
             instances = group_instances(listed)
         self.probes.update(pod, sandbox.ip, instances)
-        self.write_status(pod, sandbox, listed)
+        stored = self.write_status(pod, sandbox, listed)
+        if (self._on_observed is not None and stored is not None and not orphans
+                and len(sandboxes) == 1 and sandboxes[0] is sandbox):
+            # What was reported is exactly what the relist would find now,
+            # unless something changed since (then it finds that): see
+            # Kubelet.relist_runtime.
+            self._on_observed(f"{meta['namespace']}/{meta['name']}",
+                              pod_fingerprint(sandboxes, listed))
         return min(requeue) if requeue else None
 
     def _kill_unhealthy(self, pod: Object, instances: Mapping[str, list[ContainerStatus]],

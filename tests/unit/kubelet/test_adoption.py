@@ -4,12 +4,19 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 import pytest
 
 from minikube_py.kubelet import Kubelet
-from minikube_py.kubelet.pleg import RuntimeLister, changed_keys, next_tick, runtime_snapshot
+from minikube_py.kubelet.pleg import (
+    RuntimeLister,
+    changed_keys,
+    next_tick,
+    pod_fingerprint,
+    runtime_snapshot,
+)
 from minikube_py.runtime import ContainerConfig, FakeRuntime, SandboxConfig
 from tests.clock import FakeClock
 from tests.waiting import blocked_in, wait_for
@@ -138,6 +145,75 @@ def test_relist_enqueues_only_changed_pods():
     assert changed_keys(before, runtime_snapshot(rt, "node-1")) == {"default/a"}
     rt.remove_sandbox(a)
     assert changed_keys(before, runtime_snapshot(rt, "node-1")) == {"default/a"}
+
+
+def test_pod_fingerprint_is_the_relists_fingerprint_of_that_pod():
+    rt = FakeRuntime()
+    a = run_sandbox(rt, "ua", "a")
+    run_sandbox(rt, "ub", "b")
+
+    def of_a() -> tuple[tuple[str, str, str], ...]:
+        return pod_fingerprint([sb for sb in rt.list_sandboxes() if sb.id == a],
+                               rt.list_containers(a))
+
+    running = of_a()
+    assert running == runtime_snapshot(rt, "node-1")["default/a"]
+    [ca] = rt.list_containers(a)
+    rt.stop_container(ca.id)
+    assert of_a() == runtime_snapshot(rt, "node-1")["default/a"] != running
+
+
+def test_the_relist_skips_what_a_sync_saw_and_queues_what_no_event_brought(
+        client, make_kubelet, runtime, monkeypatch):
+    """A pod started since the last relist is not synced again for it when its
+    latest sync reported that very state (the runtime's events brought it);
+    a change no event brought is still queued."""
+    kubelet = make_kubelet(relist_interval=NEVER, evented_relist_interval=NEVER)
+    kubelet.relist_runtime()  # the first look: nothing runs yet
+    create_pod(client, "p")
+    pod_in_phase(client, "p", "Running")
+    wait_for(lambda: kubelet._pleg_seen.get("default/p")
+             == runtime_snapshot(runtime, "node-1").get("default/p"),
+             "a sync to report the running pod")
+    queued: list[str] = []
+    add = kubelet.queue.add
+    monkeypatch.setattr(kubelet.queue, "add", lambda key: (queued.append(key), add(key)))
+    kubelet.relist_runtime()
+    assert queued == []  # new since the last look, but just what the sync saw
+    monkeypatch.setattr(runtime, "_emit", lambda *args, **kw: None)  # events lost
+    [c] = runtime.list_containers()
+    runtime.stop_container(c.id)
+    kubelet.relist_runtime()
+    assert queued == ["default/p"]
+    wait_for(lambda: container_status(client, "p", "web").get("restartCount") == 1,
+             "the exit no event reported handled")
+
+
+def test_a_sync_that_finds_an_older_pods_sandbox_reports_nothing(client, make_kubelet,
+                                                                runtime, monkeypatch):
+    kubelet = make_kubelet(relist_interval=NEVER, evented_relist_interval=NEVER,
+                           resync_interval=300.0)
+    create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    mine = threading.get_ident()
+    reports: list[str] = []
+    observed = kubelet.syncer._on_observed
+    assert observed is not None
+
+    def collect(key: str, fingerprint: tuple[tuple[str, str, str], ...]) -> None:
+        if threading.get_ident() == mine:  # this test's syncs only
+            reports.append(key)
+        observed(key, fingerprint)
+
+    kubelet.syncer._on_observed = collect
+    kubelet.sync("default/web")
+    assert reports == ["default/web"]
+    with monkeypatch.context() as m:
+        # No event: the kubelet's own worker must not remove it before this sync.
+        m.setattr(runtime, "_emit", lambda *args, **kw: None)
+        run_sandbox(runtime, "old-uid", "web")
+    kubelet.sync("default/web")
+    assert reports == ["default/web"]  # the relist sees the old sandbox too: no report
 
 
 class CountingRuntime(FakeRuntime):
