@@ -594,8 +594,8 @@ class Kubelet:
             self._enqueue_all()
         elif self._pleg_previous is not None:
             for key in sorted(changed_keys(self._pleg_previous, current)):
-                now = current.get(key)
-                if now is None or seen.get(key) != now:
+                found = current.get(key)
+                if found is None or seen.get(key) != found:
                     self.queue.add(key)
         self._pleg_previous = current
 
