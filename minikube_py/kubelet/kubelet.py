@@ -44,6 +44,7 @@ registers the Node and starts:
   pod is re-queued after ``resync_interval`` seconds (sooner when a restart
   back-off ends), in place of any time an earlier sync had set (Kubernetes'
   pod workers): level-triggered, a missed event heals by itself. With
+  ``resync_jitter`` each pod resyncs on its own slot (:mod:`.resync`). With
   ``resync_granularity`` the resync falls on the next multiple of it on the
   monotonic clock (the work queue's), so resyncs due within it run back to
   back (hollow nodes: see :mod:`.pool`). A failing
@@ -70,7 +71,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import random
 import socket
 import threading
 import time
@@ -106,6 +106,7 @@ from .node_status import NodeStatusReporter
 from .nodequeue import PodQueue
 from .pleg import Fingerprint, RuntimeLister, Snapshot, changed_keys, next_tick
 from .probes import ProbeManager
+from .resync import resync_delay
 from .sources import ClientSources
 from .status import TERMINAL_PHASES, container_name, group_instances
 from .sync import PodSyncer
@@ -165,10 +166,11 @@ class Kubelet:
         """``token_source`` issues the service-account tokens of projected
         volumes (None: a pod asking for one fails its mount, with that said).
         ``queue``: where pod keys go; a pool of hollow kubelets passes its
-        shared queue's view for this node (see :mod:`.pool`). ``resync_jitter``:
-        each resync comes up to that fraction of ``resync_interval`` later
-        (Kubernetes' ``workerResyncIntervalJitterFactor``, 0.5), so pods
-        created together do not all resync together. ``resync_granularity``:
+        shared queue's view for this node (see :mod:`.pool`). ``resync_jitter``
+        (Kubernetes' ``workerResyncIntervalJitterFactor``, 0.5): more than 0,
+        each pod resyncs on its own slot, once every ``1 + jitter / 2``
+        intervals, so pods created together do not resync together (see
+        :mod:`.resync`). ``resync_granularity``:
         each resync is put off to the next multiple of that many seconds on the
         monotonic clock (at most that much later; 0: not at all), so the resyncs
         of many pods due within one such step run one after the other.
@@ -623,7 +625,11 @@ class Kubelet:
         else:
             self.queue.forget(key)
             if pod is not None:
-                resync = self.resync_interval * (1.0 + self.resync_jitter * random.random())
+                # On the pod's own slot with jitter, put off to the pool's tick
+                # with a granularity (see :mod:`.resync`).
+                resync = resync_delay(key, time.monotonic(), interval=self.resync_interval,
+                                      jitter=self.resync_jitter,
+                                      granularity=self.resync_granularity)
                 # The next sync counts from this one, in place of any due before
                 # (Kubernetes' pod workers Enqueue after every sync, overwriting):
                 # a pod just synced for an event is not resynced soon after, and
@@ -631,12 +637,10 @@ class Kubelet:
                 if delay is not None and delay < resync:
                     self.queue.schedule(key, delay)  # a back-off ends: on time
                     return
-                if self.resync_granularity > 0:
-                    # Resyncs due within one step run back to back: a sync in a
-                    # burst of them costs a third of one woken on its own (its
-                    # thread's caches warm; 5,000 hollow nodes, about 130 resyncs a
-                    # second: 113-139 against 303-410 us, bench/RESULTS.md).
-                    resync += next_tick(self.resync_granularity, time.monotonic() + resync)
+                # Resyncs due within one tick run back to back: a sync in a burst
+                # of them costs a third of one woken on its own (its thread's
+                # caches warm; 5,000 hollow nodes, about 130 resyncs a second:
+                # 113-139 against 303-410 us, bench/RESULTS.md).
                 self.queue.schedule(key, resync)
 
     # ------------------------------------------------------------------ logs

@@ -519,6 +519,29 @@ def test_a_resync_falls_on_the_next_multiple_of_its_granularity(client, make_kub
         assert min(offset, granularity - offset) < 0.05
 
 
+def test_with_jitter_each_pod_resyncs_on_its_own_slot(client, make_kubelet):
+    """Hollow nodes (jitter 0.5): every sync of a pod, whenever it came,
+    queues its resync on that pod's one slot, a period (1.25 intervals) apart
+    from each other slot; never sooner than the interval (kubelet/resync.py)."""
+    queue = RecordingQueue()
+    kubelet = make_kubelet(resync_interval=30.0, resync_jitter=0.5, queue=queue)
+    create_pod(client, "web")
+    pod_in_phase(client, "web", "Running")
+    wait_for(lambda: [d for key, d, _ in queue.delayed if key == "default/web"],
+             "a resync queued")
+    synced = time.monotonic()
+    time.sleep(0.5)  # not a wait for a condition: a sync at a later instant is the point
+    kubelet.sync("default/web")  # ... and it queues the same slot
+    resyncs = [(delay, at) for key, delay, at in queue.delayed if key == "default/web"]
+    assert len(resyncs) >= 2 and resyncs[-1][1] > synced + 0.5
+    first_due = resyncs[0][0] + resyncs[0][1]
+    for delay, at in resyncs:
+        assert 30.0 <= delay < 30.0 + 37.5 + 0.05
+        # The kubelet read the clock a moment before the queue noted it.
+        steps = (at + delay - first_due) / 37.5
+        assert abs(steps - round(steps)) * 37.5 < 0.05
+
+
 
 def test_the_next_resync_counts_from_the_latest_sync(client, make_kubelet):
     """As Kubernetes' pod workers (their queue's Enqueue overwrites): a pod
