@@ -35,13 +35,11 @@ SIGKILL only if it hangs) and removes its state directory. Sizes: 500 nodes /
   Kubernetes' defaults, 30 s at KWOK's; a 20 s window held one round or
   none), so the window is rounded up to whole rounds, worked out from
   ``--daemon-flags`` by the daemon's own flag parser and the kubelet pool's
-  rule. The pods' syncs do not come at their steady rate right after the
-  creates: the runtime relist's safety net syncs each pod it had not seen
-  once (in the first five minutes), and the first periodic resyncs come
-  10-15 minutes after that. With 100,000 pods the window falls in the
-  relist's wave (about 300 syncs a second against about 130 once spread
-  out); minute by minute over 22 minutes in bench/RESULTS.md (issue 18's
-  twenty-first session).
+  rule. The window holds none of the pods' periodic resyncs: on hollow
+  nodes each pod's first comes 10 to 22.5 minutes after its latest sync
+  (``--sync-frequency`` x 10, on the pod's own slot, kubelet/resync.py), so
+  what they add to holding the pods is measured by ``bench/idle_bench.py``,
+  minute by minute past every pod's first resync.
 * Create latency: median and p90 of 200 sequential single creates (official
   client, one thread, after 5 unmeasured warm-up creates) on otherwise idle
   daemons with 3, 50, 500 and 5,000 hollow nodes (``--quick``: 3 and 50;

@@ -365,7 +365,8 @@ class ControlPlane:
                     client, spec, self._runtime(index), host=host, state_dir=self.state_dir,
                     heartbeat_interval=opts.heartbeat_interval,
                     lease_duration=opts.lease_duration, lease_renew_interval=lease_every,
-                    # Hollow nodes resync 10x less often, with Kubernetes' jitter: their
+                    # Hollow nodes resync 10x less often, each pod on its own slot of
+                    # Kubernetes' jitter (kubelet/resync.py: every 1.25 intervals): their
                     # runtime never loses an event, and 100,000 pods resynced every
                     # minute would take more than the daemon's whole core.
                     resync_interval=opts.pod_resync_interval * (
