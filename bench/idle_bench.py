@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/idle_bench.py [--nodes 5000 --pods 100000]
 [--minutes 24] [--daemon-flags FLAGS] [--no-record]``
 
 ``scale_bench.py`` measures the idle daemon over one window, 75 s after the
-last pod is Running: before any pod's first periodic resync is due (10-15
+last pod is Running: before any pod's first periodic resync is due (10-22.5
 minutes after its latest sync on hollow nodes), so it never sees the pods'
 resyncs, which are most of what holding them costs. This benchmark follows
 the same daemon for as long as it takes the resyncs to settle into their

@@ -626,7 +626,11 @@ class Kubelet:
             self.queue.forget(key)
             if pod is not None:
                 # On the pod's own slot with jitter, put off to the pool's tick
-                # with a granularity (see :mod:`.resync`).
+                # with a granularity (see :mod:`.resync`): resyncs due within one
+                # tick run back to back, and a sync in a burst of them costs a
+                # third of one woken on its own (its thread's caches warm; 5,000
+                # hollow nodes, about 130 resyncs a second: 113-139 against
+                # 303-410 us, bench/RESULTS.md).
                 resync = resync_delay(key, time.monotonic(), interval=self.resync_interval,
                                       jitter=self.resync_jitter,
                                       granularity=self.resync_granularity)
@@ -637,10 +641,6 @@ class Kubelet:
                 if delay is not None and delay < resync:
                     self.queue.schedule(key, delay)  # a back-off ends: on time
                     return
-                # Resyncs due within one tick run back to back: a sync in a burst
-                # of them costs a third of one woken on its own (its thread's
-                # caches warm; 5,000 hollow nodes, about 130 resyncs a second:
-                # 113-139 against 303-410 us, bench/RESULTS.md).
                 self.queue.schedule(key, resync)
 
     # ------------------------------------------------------------------ logs
