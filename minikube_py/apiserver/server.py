@@ -410,6 +410,17 @@ class _Server(ThreadingHTTPServer):
         self.close_request(request)
 
 
+def _header_text(value: str) -> str:
+    """``value`` as ``send_header`` must get it to put its UTF-8 bytes on the
+    wire (it encodes Latin-1, and fails on anything beyond): Go's net/http,
+    kube-apiserver's, writes a header's bytes as they are, and a Warning
+    names whatever unknown field a client sent. A lone surrogate becomes
+    ``?`` (Go's JSON decoder had made it U+FFFD)."""
+    if value.isascii():
+        return value
+    return value.encode("utf-8", "replace").decode("latin-1")
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "minikube-py"
@@ -592,7 +603,7 @@ class _Handler(BaseHTTPRequestHandler):
                 # connection would otherwise send its next request into a close.
                 self.send_header("Connection", "close")
             for name, value in resp.headers:
-                self.send_header(name, value)
+                self.send_header(name, _header_text(value))
             if resp.upgrade is not None:
                 self._upgrade(resp.upgrade)
                 return
